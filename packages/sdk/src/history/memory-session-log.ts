@@ -74,7 +74,8 @@ function current(session: StoredSession): SessionRecord {
  * An in-memory {@link SessionLog}: for tests, demos and agents whose sessions need not survive a
  * restart. Several agents given the same instance share its sessions (subscriptions see every
  * append made through it). Entries are kept by reference, except that runs of plain text chunks
- * of one message are packed (their texts joined, each chunk rebuilt when read: the same JSON).
+ * of one message kept for replay are packed (their texts joined, each chunk rebuilt when read:
+ * the same JSON).
  */
 export class MemorySessionLog implements SessionLog {
   readonly #sessions = new Map<SessionId, StoredSession>();

@@ -31,7 +31,7 @@ function plainChunkText(update: SessionUpdate): string | undefined {
 }
 
 /**
- * Consecutive plain text chunks of one message, with one retain flag: their texts joined into
+ * Consecutive plain text chunks of one message, kept for replay: their texts joined into
  * flat blocks of {@link BLOCK} chunks and each chunk's end offset in its block, instead of three
  * objects and a string per chunk. A streamed chunk of 20–80 characters then costs its characters
  * and 4 bytes, not about 220 bytes.
@@ -105,8 +105,8 @@ class TextRun {
 
 /**
  * A session's log entries, dense by seq (the entry at index `i` has seq `i + 1`), as the memory log
- * keeps them. Runs of plain text chunks of one message are packed ({@link TextRun}); every other
- * entry is kept as appended. Reads rebuild packed chunks with the same JSON they were appended
+ * keeps them. Runs of plain text chunks of one message kept for replay are packed
+ * ({@link TextRun}); every other entry, live-only chunks included, is kept as appended. Reads rebuild packed chunks with the same JSON they were appended
  * with, so what a replay sends does not change, only what streaming costs in memory.
  */
 export class PackedEntries {
@@ -124,7 +124,9 @@ export class PackedEntries {
   push(entry: LogEntry): void {
     const index = this.#length;
     if (entry.seq !== index + 1) throw new RangeError(`expected seq ${index + 1}, got ${entry.seq}`);
-    const text = entry.json === undefined ? plainChunkText(entry.update) : undefined;
+    // Only history kept for replay is packed: a live-only entry is read by a follower catching up,
+    // never replayed, and is kept as the agent made it (content it shares between chunks stays shared).
+    const text = entry.json === undefined && entry.retain ? plainChunkText(entry.update) : undefined;
     if (text !== undefined) {
       const last = this.#items.at(-1);
       if (last instanceof TextRun) {
