@@ -33,10 +33,11 @@ import {
 } from './validate.js';
 
 interface StoredSession {
-  /** The record as last built; {@link current} brings `lastSeq` and `updatedAt` up to date. */
+  /**
+   * The record as last built; {@link current} brings `lastSeq` (the log's length) and `updatedAt`
+   * up to date, so a streamed chunk's append builds no record.
+   */
   record: SessionRecord;
-  /** Kept here per append, so a streamed chunk builds no record: read through {@link current}. */
-  lastSeq: number;
   updatedAt: string;
   /** When the last append since `updatedAt` was brought up to date happened (ms), if any. */
   appendedMs: number | undefined;
@@ -64,8 +65,9 @@ function current(session: StoredSession): SessionRecord {
     session.appendedMs = undefined;
   }
   const { record } = session;
-  if (record.lastSeq !== session.lastSeq || record.updatedAt !== session.updatedAt) {
-    session.record = Object.freeze({ ...record, lastSeq: session.lastSeq, updatedAt: session.updatedAt });
+  const lastSeq = session.log.length;
+  if (record.lastSeq !== lastSeq || record.updatedAt !== session.updatedAt) {
+    session.record = Object.freeze({ ...record, lastSeq, updatedAt: session.updatedAt });
   }
   return session.record;
 }
@@ -99,7 +101,6 @@ export class MemorySessionLog implements SessionLog {
     const record: SessionRecord = Object.freeze({ ...input, updatedAt: input.createdAt, lastSeq: 0 });
     this.#sessions.set(input.sessionId, {
       record,
-      lastSeq: 0,
       updatedAt: record.updatedAt,
       appendedMs: undefined,
       ordinal: this.#nextOrdinal++,
@@ -206,7 +207,6 @@ export class MemorySessionLog implements SessionLog {
       session.log.push(logged);
     }
     const last = session.log.length;
-    session.lastSeq = last;
     session.appendedMs = Date.now();
     this.#followers.published(sessionId, stored);
     return { first, last };

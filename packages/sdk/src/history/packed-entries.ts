@@ -1,8 +1,9 @@
 import type { SessionUpdate } from '@acp-kit/schema';
+import { CHUNK_OF } from './message-updates.js';
 import type { LogEntry } from './session-log.js';
 
-/** The chunk kinds whose plain text runs are packed. */
-const CHUNK_KINDS = new Set(['agent_message_chunk', 'agent_thought_chunk', 'user_message_chunk']);
+/** The chunk update tags (from the generated update-kind table) whose plain text runs are packed. */
+const CHUNK_KINDS: ReadonlySet<string> = new Set(Object.values(CHUNK_OF));
 
 /** The keys of a plain text chunk update, in order. */
 const CHUNK_KEYS = ['sessionUpdate', 'messageId', 'content'];
@@ -48,13 +49,12 @@ class TextRun {
     readonly first: number,
     readonly sessionUpdate: string,
     readonly messageId: string,
-    readonly retain: boolean,
   ) {}
 
-  /** Whether an entry with this update and flag continues the run. */
-  continues(update: SessionUpdate, retain: boolean): boolean {
+  /** Whether a plain text chunk with this update continues the run. */
+  continues(update: SessionUpdate): boolean {
     const u = update as { sessionUpdate: string; messageId?: unknown };
-    return u.sessionUpdate === this.sessionUpdate && u.messageId === this.messageId && retain === this.retain;
+    return u.sessionUpdate === this.sessionUpdate && u.messageId === this.messageId;
   }
 
   add(text: string): void {
@@ -98,7 +98,7 @@ class TextRun {
         messageId: this.messageId,
         content: { type: 'text', text },
       } as SessionUpdate,
-      retain: this.retain,
+      retain: true,
     };
   }
 }
@@ -106,8 +106,9 @@ class TextRun {
 /**
  * A session's log entries, dense by seq (the entry at index `i` has seq `i + 1`), as the memory log
  * keeps them. Runs of plain text chunks of one message kept for replay are packed
- * ({@link TextRun}); every other entry, live-only chunks included, is kept as appended. Reads rebuild packed chunks with the same JSON they were appended
- * with, so what a replay sends does not change, only what streaming costs in memory.
+ * ({@link TextRun}); every other entry, live-only chunks included, is kept as appended. Reads
+ * rebuild packed chunks with the same JSON they were appended with, so what a replay sends does
+ * not change, only what streaming costs in memory.
  */
 export class PackedEntries {
   readonly #items: (LogEntry | TextRun)[] = [];
@@ -130,18 +131,18 @@ export class PackedEntries {
     if (text !== undefined) {
       const last = this.#items.at(-1);
       if (last instanceof TextRun) {
-        if (last.continues(entry.update, entry.retain)) {
+        if (last.continues(entry.update)) {
           last.add(text);
           this.#length = index + 1;
           return;
         }
-      } else if (last !== undefined && last.json === undefined && last.retain === entry.retain) {
+      } else if (last !== undefined && last.json === undefined && last.retain) {
         // A second chunk of the message: the two become a run (a lone chunk stays as it came).
         const previous = plainChunkText(last.update);
         const u = entry.update as { sessionUpdate: string; messageId: string };
         const p = last.update as { sessionUpdate: string; messageId?: unknown };
         if (previous !== undefined && p.sessionUpdate === u.sessionUpdate && p.messageId === u.messageId) {
-          const run = new TextRun(index - 1, u.sessionUpdate, u.messageId, entry.retain);
+          const run = new TextRun(index - 1, u.sessionUpdate, u.messageId);
           run.add(previous);
           run.add(text);
           this.#items[this.#items.length - 1] = run;
@@ -163,10 +164,10 @@ export class PackedEntries {
     for (let item = this.#itemAt(start); item < this.#items.length && out.length < limit; item++) {
       const found = this.#items[item]!;
       if (!(found instanceof TextRun)) {
-        if (found.seq > start && (!retainedOnly || found.retain)) out.push(found);
+        if (!retainedOnly || found.retain) out.push(found);
         continue;
       }
-      if (retainedOnly && !found.retain) continue;
+      // A run is kept for replay: every entry of it is read either way.
       for (let i = Math.max(0, start - found.first); i < found.count && out.length < limit; i++) {
         out.push(found.entry(i));
       }

@@ -70,8 +70,9 @@ export class SessionWriter {
   /**
    * Queues `entries` as one atomic append, after everything queued before. Resolves with their
    * seq range once the log has them — or, for a `behind` call, undefined: with limits as soon as
-   * it is queued within them, without once the log has them. Throws a failure of earlier updates written behind (once), unless
-   * `entries` end the turn: then they are written as a turn that failed.
+   * it is queued within them, without once the log has them. Throws a failure of earlier updates
+   * written behind (once), unless `entries` end the turn: then they are written as a turn that
+   * failed.
    */
   write(entries: readonly NewLogEntry[], behind: boolean, bytes: number): Promise<SeqRange | undefined> {
     if (this.#failure !== undefined) {
