@@ -1,9 +1,8 @@
 import type { MessageReader, MessageReaderListener, MessageWriter, Transport } from '../rpc/index.js';
 import { type CookieStore, MemoryCookieStore } from './cookie-jar.js';
 import { negotiatedVersion, PROTOCOL_VERSION_HEADER } from './protocol-version-header.js';
-import { readSseData } from './sse-parser.js';
 import { retryLaterMs, waitUnlessAborted } from './retry-later.js';
-import { fetchExchange, type OwnedExchange, responseText, type ShortAnswer } from './short-exchange.js';
+import { fetchExchange, type OwnedExchange, type ShortAnswer, type StreamAnswer } from './short-exchange.js';
 
 /** Options for {@link connectHttp}. */
 export interface HttpClientOptions {
@@ -73,8 +72,12 @@ const parse = (json: string): Message | undefined => {
  * unread) is sent again after that wait, up to six tries in all (retry-later.ts).
  * A request the server refuses with an HTTP status is answered locally with a JSON-RPC error whose
  * message names the status; 401, 403, 404 and 410, a network error, or the end of a stream close the
- * transport with an {@link HttpStatusError} (or the network error). Streams are read over `fetch`;
- * the short requests go through the {@link OwnedExchange} it is given (`fetch` in a browser).
+ * transport with an {@link HttpStatusError} (or the network error). Every request goes through the
+ * {@link OwnedExchange} it is given (`fetch` in a browser, `node:http` in Node).
+ *
+ * Each event of a stream is passed on as the text it arrived as; it is parsed here only when it has
+ * a member named `id` (an answer that may name a new session, or a request of the agent's), which
+ * leaves the notifications, nearly all of a stream, to be parsed once, by the connection.
  */
 class HttpClientTransport implements Transport {
   readonly reader: MessageReader;
@@ -82,7 +85,6 @@ class HttpClientTransport implements Transport {
 
   readonly #url: string;
   readonly #options: HttpClientOptions;
-  readonly #fetch: typeof fetch;
   readonly #exchange: OwnedExchange;
   readonly #cookies: CookieStore;
   readonly #limit: number;
@@ -100,14 +102,10 @@ class HttpClientTransport implements Transport {
   #closed = false;
   #closeReason: Error | undefined;
 
-  constructor(url: string, options: HttpClientOptions, exchange: (fetchImpl: typeof fetch) => OwnedExchange) {
+  constructor(url: string, options: HttpClientOptions, exchange: OwnedExchange) {
     this.#url = url;
     this.#options = options;
-    const fetchImpl = options.fetch ?? globalThis.fetch;
-    if (typeof fetchImpl !== 'function')
-      throw new Error('connectHttp needs fetch (globalThis.fetch or options.fetch)');
-    this.#fetch = fetchImpl.bind(globalThis);
-    this.#exchange = exchange(this.#fetch);
+    this.#exchange = exchange;
     this.#cookies = options.cookies ?? new MemoryCookieStore();
     this.#limit = options.maxMessageBytes ?? 8 * 1024 * 1024;
     options.signal?.addEventListener('abort', () => void this.#close(), { once: true });
@@ -164,36 +162,30 @@ class HttpClientTransport implements Transport {
     return all;
   }
 
-  /** A stream's GET, or the initialize POST (its answer's body is read as a stream), over fetch. */
-  async #request(
-    method: string,
-    headers: Record<string, string>,
-    body: string | undefined,
-  ): Promise<Response> {
-    const response = await this.#fetch(this.#url, {
-      method,
-      headers: this.#headers(headers),
-      ...(body === undefined ? {} : { body }),
-      credentials: 'include',
-      signal: this.#abort.signal,
-    });
-    const setCookie = response.headers.getSetCookie?.() ?? [];
-    if (setCookie.length > 0) this.#cookies.store(setCookie);
-    return response;
-  }
-
-  /** `request()` again while the server answers "retry later" (see retry-later.ts), a bounded number of times. */
-  async #retryingLater(request: () => Promise<Response>): Promise<Response> {
+  /** `open()` again while the server answers "retry later" (see retry-later.ts), a bounded number of times. */
+  async #retryingLater(open: () => Promise<StreamAnswer>): Promise<StreamAnswer> {
     for (let attempt = 1; ; attempt += 1) {
-      const response = await request();
-      const wait = retryLaterMs(response.status, response.headers.get('retry-after'), attempt);
-      if (wait === undefined || this.#closed) return response;
-      await response.body?.cancel().catch(() => undefined);
+      const answer = await open();
+      const wait = retryLaterMs(answer.status, answer.retryAfter(), attempt);
+      if (wait === undefined || this.#closed) return answer;
+      answer.discard();
       await waitUnlessAborted(wait, this.#abort.signal);
     }
   }
 
-  /** A POST after initialize or the DELETE, through the exchange. */
+  /** A stream's GET, through the exchange. */
+  async #stream(headers: Record<string, string>): Promise<StreamAnswer> {
+    const answer = await this.#exchange.stream({
+      url: this.#url,
+      headers: this.#headers(headers),
+      signal: this.#abort.signal,
+    });
+    const setCookie = answer.setCookies();
+    if (setCookie.length > 0) this.#cookies.store(setCookie);
+    return answer;
+  }
+
+  /** A POST (initialize included) or the DELETE, through the exchange. */
   async #short(
     method: 'POST' | 'DELETE',
     headers: Record<string, string>,
@@ -229,17 +221,16 @@ class HttpClientTransport implements Transport {
     if (message?.method !== 'initialize') {
       throw new Error('ACP over HTTP: the first message must be the initialize request');
     }
-    const response = await this.#request('POST', { 'Content-Type': 'application/json' }, json);
+    const response = await this.#short('POST', { 'Content-Type': 'application/json' }, json);
     if (response.status !== 200) {
-      throw new HttpStatusError(
-        'POST initialize',
-        response.status,
-        (await responseText(response, 1024)).trim(),
-      );
+      throw new HttpStatusError('POST initialize', response.status, (await response.text(1024)).trim());
     }
-    const id = response.headers.get('Acp-Connection-Id');
-    if (!id) throw new Error('ACP over HTTP: the initialize answer has no Acp-Connection-Id header');
-    const answer = await responseText(response, this.#limit);
+    const id = response.header('Acp-Connection-Id');
+    if (!id) {
+      response.discard();
+      throw new Error('ACP over HTTP: the initialize answer has no Acp-Connection-Id header');
+    }
+    const answer = await response.text(this.#limit);
     this.#connectionId = id;
     this.#protocolVersion = negotiatedVersion(answer);
     await this.#openStream(undefined);
@@ -258,14 +249,12 @@ class HttpClientTransport implements Transport {
       ...(sessionId === undefined ? {} : { 'Acp-Session-Id': sessionId }),
     };
     const what = sessionId === undefined ? 'GET (connection stream)' : `GET (stream of session ${sessionId})`;
-    const opened = this.#retryingLater(() => this.#request('GET', headers, undefined)).then(
-      async (response) => {
-        if (response.status !== 200 || !response.body) {
-          throw new HttpStatusError(what, response.status, (await responseText(response, 1024)).trim());
-        }
-        void this.#follow(response.body, sessionId, what);
-      },
-    );
+    const opened = this.#retryingLater(() => this.#stream(headers)).then(async (answer) => {
+      if (answer.status !== 200) {
+        throw new HttpStatusError(what, answer.status, (await answer.text(1024)).trim());
+      }
+      void this.#follow(answer, sessionId, what);
+    });
     if (sessionId !== undefined) this.#streams.set(sessionId, opened);
     opened.catch((error: unknown) => {
       if (!this.#closed) void this.#close(error instanceof Error ? error : new Error(String(error)));
@@ -273,24 +262,9 @@ class HttpClientTransport implements Transport {
     return opened;
   }
 
-  async #follow(
-    body: ReadableStream<Uint8Array>,
-    sessionId: string | undefined,
-    what: string,
-  ): Promise<void> {
+  async #follow(answer: StreamAnswer, sessionId: string | undefined, what: string): Promise<void> {
     try {
-      for await (const data of readSseData(body, this.#limit)) {
-        const message = parse(data);
-        if (message) {
-          const created = message.method === undefined ? sessionIdIn(message.result) : undefined;
-          if (created !== undefined && !this.#streams.has(created))
-            void this.#openStream(created).catch(() => {});
-          if (sessionId !== undefined && message.method !== undefined && message.id !== undefined) {
-            this.#requestSessions.set(JSON.stringify(message.id), sessionId);
-          }
-        }
-        this.#deliver(data);
-      }
+      await answer.follow(this.#limit, (data) => this.#arrived(data, sessionId));
       if (!this.#closed) void this.#close(new Error(`ACP over HTTP: the server ended the ${what} stream`));
     } catch (error) {
       if (!this.#closed) {
@@ -298,6 +272,24 @@ class HttpClientTransport implements Transport {
         void this.#close(new Error(`ACP over HTTP: the ${what} stream failed: ${reason}`));
       }
     }
+  }
+
+  /** An event of the stream of `sessionId` (or of the connection's): noted if it matters here, passed on. */
+  #arrived(data: string, sessionId: string | undefined): void {
+    // A member named `id` is spelt `"id"` in the text unless its name is escaped (`\u0069d`); a
+    // string's own quotes are always escaped, so a chunk's text never looks like one.
+    if (data.includes('"id"') || data.includes('\\u')) {
+      const message = parse(data);
+      if (message) {
+        const created = message.method === undefined ? sessionIdIn(message.result) : undefined;
+        if (created !== undefined && !this.#streams.has(created))
+          void this.#openStream(created).catch(() => {});
+        if (sessionId !== undefined && message.method !== undefined && message.id !== undefined) {
+          this.#requestSessions.set(JSON.stringify(message.id), sessionId);
+        }
+      }
+    }
+    this.#deliver(data);
   }
 
   async #post(json: string, message: Message | undefined, connectionId: string): Promise<void> {
@@ -351,18 +343,29 @@ class HttpClientTransport implements Transport {
  * with replay into the same store.
  */
 export async function connectHttp(url: string, options: HttpClientOptions = {}): Promise<Transport> {
-  return new HttpClientTransport(url, options, fetchExchange);
+  return new HttpClientTransport(url, options, fetchExchange(fetchOf(options)));
 }
 
 /**
- * The transport {@link connectHttp} makes, with its short requests sent through `exchange` (given
- * the `fetch` in use). The Node entry point passes a `node:http` exchange here.
+ * The `fetch` of `options` (default `globalThis.fetch`), bound to the global object.
+ * @internal
+ */
+export function fetchOf(options: HttpClientOptions): typeof fetch {
+  const fetchImpl = options.fetch ?? globalThis.fetch;
+  if (typeof fetchImpl !== 'function')
+    throw new Error('connectHttp needs fetch (globalThis.fetch or options.fetch)');
+  return fetchImpl.bind(globalThis);
+}
+
+/**
+ * The transport {@link connectHttp} makes, with every request sent through `exchange`. The Node
+ * entry point passes a `node:http` exchange here.
  * @internal
  */
 export function httpClientTransport(
   url: string,
   options: HttpClientOptions,
-  exchange: (fetchImpl: typeof fetch) => OwnedExchange,
+  exchange: OwnedExchange,
 ): Transport {
   return new HttpClientTransport(url, options, exchange);
 }

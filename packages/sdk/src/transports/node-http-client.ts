@@ -1,11 +1,11 @@
 /**
- * `connectHttp` for Node: the same transport as the browser-safe one in `http-client.ts`, with the
- * short requests (every POST after `initialize`, the closing DELETE) sent over `node:http` /
- * `node:https` keep-alive sockets instead of `fetch`, unless the caller passes its own `fetch`
- * (then everything goes through it, as in a browser).
+ * `connectHttp` for Node: the same transport as the browser-safe one in `http-client.ts`, with
+ * every request (the POSTs, the SSE streams' GETs, the closing DELETE) sent over `node:http` /
+ * `node:https` instead of `fetch`, unless the caller passes its own `fetch` (then everything goes
+ * through it, as in a browser).
  */
 import type { Transport } from '../rpc/index.js';
-import { type HttpClientOptions, httpClientTransport } from './http-client.js';
+import { fetchOf, type HttpClientOptions, httpClientTransport } from './http-client.js';
 import { nodeHttpExchange } from './node-http-exchange.js';
 import { fetchExchange } from './short-exchange.js';
 
@@ -16,7 +16,9 @@ import { fetchExchange } from './short-exchange.js';
  * limits) fails that request and closes the transport with an `HttpStatusError`.
  *
  * In Node, the requests a turn makes (prompts, answers, cancels) use `node:http` keep-alive
- * sockets and the SSE streams use `fetch`; with `options.fetch`, every request uses that `fetch`.
+ * sockets, and each SSE stream a `node:http` socket of its own; with `options.fetch`, every request
+ * uses that `fetch`. `node:http` speaks HTTP/1.1, as Node’s own `fetch` does: for HTTP/2, pass an
+ * h2-capable `fetch`.
  * One transport is one connection: to survive a drop, give `connectClient` (in `client/`) a factory
  * such as `() => connectHttp(url, { token, cookies })`; it reconnects and resumes every session
  * with replay into the same store.
@@ -25,6 +27,6 @@ export async function connectHttp(url: string, options: HttpClientOptions = {}):
   return httpClientTransport(
     url,
     options,
-    options.fetch === undefined ? () => nodeHttpExchange(url) : fetchExchange,
+    options.fetch === undefined ? nodeHttpExchange(url) : fetchExchange(fetchOf(options)),
   );
 }

@@ -1,6 +1,6 @@
 /**
- * `connectHttp` from the Node entry point: a turn's POSTs and the closing DELETE go over
- * `node:http` keep-alive sockets (not `fetch`), still carrying the token, the negotiated
+ * `connectHttp` from the Node entry point: initialize, a turn's POSTs, the SSE streams and the
+ * closing DELETE go over `node:http` sockets (not `fetch`), still carrying the token, the negotiated
  * `Acp-Protocol-Version`, the connection's cookie and the session header, and a refused POST still
  * fails its request with the status and the server's reason. A recording proxy in front of
  * `listenAcp` sees every request as the server does.
@@ -83,7 +83,7 @@ function clientOver(client: Client): Client {
 }
 
 describe('connectHttp in Node', () => {
-  it('sends a turn’s POSTs over one kept-alive node:http socket and only the streams and initialize over fetch', async () => {
+  it('sends every request over node:http, none over fetch: a turn’s POSTs on one kept-alive socket, each stream on a socket of its own', async () => {
     const { url, token, seen } = await recordedAgent();
     const fetched: string[] = [];
     const realFetch = globalThis.fetch;
@@ -107,13 +107,23 @@ describe('connectHttp in Node', () => {
         timeout: 10_000,
       });
     }
-    // initialize, the connection stream and the session stream went through fetch.
-    expect(fetched).toEqual(['POST', 'GET', 'GET']);
+    expect(fetched).toEqual([]);
+    const gets = seen.filter((s) => s.method === 'GET');
+    expect(gets).toHaveLength(2); // the connection's stream, then the session's
+    expect(gets[0]!.socket).not.toBe(gets[1]!.socket);
+    expect(gets.map((g) => g.headers['acp-session-id'])).toEqual([undefined, sessionId]);
+    for (const get of gets) {
+      expect(get.status).toBe(200);
+      expect(get.headers.accept).toBe('text/event-stream');
+      expect(get.headers.authorization).toBe(`Bearer ${token}`);
+      expect(get.headers['acp-protocol-version']).toBe('2');
+    }
     const posts = seen.filter((s) => s.method === 'POST').slice(1);
     expect(posts).toHaveLength(4); // session/new and three prompts
     expect(new Set(posts.map((p) => p.socket)).size).toBe(1);
     const cookie = cookies.header();
     expect(cookie).toMatch(/^acp_affinity=/);
+    for (const get of gets) expect(get.headers.cookie).toBe(cookie);
     for (const post of posts) {
       expect(post.status).toBe(202);
       expect(post.headers.authorization).toBe(`Bearer ${token}`);
@@ -129,7 +139,7 @@ describe('connectHttp in Node', () => {
     // The DELETE names the connection, which the server then ends (202, not 400 or 404).
     expect(seen.at(-1)!.headers['acp-connection-id']).toBe(posts[0]!.headers['acp-connection-id']);
     await vi.waitFor(() => expect(seen.at(-1)?.status).toBe(202), { timeout: 10_000 });
-    expect(fetched).toEqual(['POST', 'GET', 'GET']);
+    expect(fetched).toEqual([]);
   });
 
   it('fails a refused POST with the status and the server’s reason, and the next request gets a fresh socket', async () => {

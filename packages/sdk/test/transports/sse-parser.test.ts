@@ -1,6 +1,6 @@
 /** The client's streaming SSE reader: the WHATWG `data:` rules, in whatever pieces the bytes come. */
 import { describe, expect, it } from 'vitest';
-import { readSseData, SseEventTooLargeError } from '../../src/transports/sse-parser.js';
+import { readSseData, SseDataDecoder, SseEventTooLargeError } from '../../src/transports/sse-parser.js';
 
 function body(pieces: readonly string[]): ReadableStream<Uint8Array> {
   const encoder = new TextEncoder();
@@ -47,5 +47,28 @@ describe('readSseData', () => {
   it('throws SseEventTooLargeError for an event past the limit, also one without line ends', async () => {
     await expect(all([`data: ${'x'.repeat(100)}\n\n`], 50)).rejects.toBeInstanceOf(SseEventTooLargeError);
     await expect(all(['data: ', 'x'.repeat(100)], 50)).rejects.toBeInstanceOf(SseEventTooLargeError);
+  });
+});
+
+describe('SseDataDecoder', () => {
+  function decode(pieces: readonly string[]): string[] {
+    const sse = new SseDataDecoder(1024);
+    const out: string[] = [];
+    for (const piece of pieces) sse.push(piece, (data) => out.push(data));
+    return out;
+  }
+
+  it('takes a CR and its LF in separate pieces as one line end, across an empty piece, and the next LF as a blank line', () => {
+    expect(decode(['data: a\r', '', '\n', '\n'])).toEqual(['a']);
+    expect(decode(['data: a\r', '\n', '\ndata: b\n\n'])).toEqual(['a', 'b']);
+    expect(decode(['data: a\r', '\r'])).toEqual(['a']);
+  });
+
+  it('splits a piece of many lines, LF-, CR- and CRLF-ended mixed, in order', () => {
+    const lines = Array.from(
+      { length: 500 },
+      (_, i) => `data: ${i}${i % 7 === 0 ? '\r\r' : i % 5 === 0 ? '\r\n\r\n' : '\n\n'}`,
+    ).join('');
+    expect(decode([lines])).toEqual(Array.from({ length: 500 }, (_, i) => String(i)));
   });
 });
