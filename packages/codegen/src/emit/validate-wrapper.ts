@@ -78,9 +78,43 @@ function addRunner(file: SourceFile, names: readonly string[]): void {
     statements:
       'return CHECKS[name](value) ? { ok: true, value: value as T } : runValidator<T>(VALIDATORS[name], value);',
   });
+  file.addInterface({
+    name: 'Resolved',
+    docs: [
+      { description: "A definition's check and validator, looked up once, when a method table is built." },
+    ],
+    properties: [
+      { name: 'check', isReadonly: true, type: '(value: unknown) => boolean' },
+      { name: 'validator', isReadonly: true, type: 'CompiledValidator' },
+    ],
+  });
+  file.addFunction({
+    name: 'resolved',
+    docs: [{ description: 'The check and validator of a definition, for a method table.' }],
+    parameters: [{ name: 'name', type: 'DefinitionName' }],
+    returnType: 'Resolved',
+    statements: 'return { check: CHECKS[name], validator: VALIDATORS[name] };',
+  });
+  file.addFunction({
+    name: 'runResolved',
+    docs: [
+      {
+        description:
+          "`run` for a method table's entry: no lookup by definition name on the way (a method's params are validated per message).",
+      },
+    ],
+    typeParameters: [{ name: 'T' }],
+    parameters: [
+      { name: 'definition', type: 'Resolved' },
+      { name: 'value', type: 'unknown' },
+    ],
+    returnType: 'ValidationResult<T>',
+    statements:
+      'return definition.check(value) ? { ok: true, value: value as T } : runValidator<T>(definition.validator, value);',
+  });
 }
 
-/** The method tables: `PARAMS`, `OPTIONAL_PARAMS` and `RESULTS`. */
+/** The method tables: `PARAMS`, `OPTIONAL_PARAMS` and `RESULTS` (the first and last by resolved definition). */
 function addMethodTables(file: SourceFile, model: SchemaModel): void {
   const table = (name: string, entries: [string, string][]) =>
     file.addVariableStatement({
@@ -88,11 +122,12 @@ function addMethodTables(file: SourceFile, model: SchemaModel): void {
       declarations: [
         {
           name,
-          type: 'ReadonlyMap<string, DefinitionName>',
+          type: 'ReadonlyMap<string, Resolved>',
           initializer: (writer) => {
-            writer.write('new Map<string, DefinitionName>([');
+            writer.write('new Map<string, Resolved>([');
             writer.indent(() => {
-              for (const [method, def] of entries) writer.writeLine(`[${quote(method)}, ${quote(def)}],`);
+              for (const [method, def] of entries)
+                writer.writeLine(`[${quote(method)}, resolved(${quote(def)})],`);
             });
             writer.write('])');
           },
@@ -176,13 +211,13 @@ function addEntryPoints(file: SourceFile, model: SchemaModel): void {
       statements:
         what === 'params'
           ? [
-              `const name = ${tableName}.get(method);`,
-              'if (name === undefined) return undefined;',
-              `return run<unknown>(name, ${what} === undefined && OPTIONAL_PARAMS.has(method) ? {} : ${what});`,
+              `const definition = ${tableName}.get(method);`,
+              'if (definition === undefined) return undefined;',
+              `return runResolved<unknown>(definition, ${what} === undefined && OPTIONAL_PARAMS.has(method) ? {} : ${what});`,
             ]
           : [
-              `const name = ${tableName}.get(method);`,
-              `return name === undefined ? undefined : run<unknown>(name, ${what});`,
+              `const definition = ${tableName}.get(method);`,
+              `return definition === undefined ? undefined : runResolved<unknown>(definition, ${what});`,
             ],
     });
   }

@@ -710,48 +710,64 @@ function run<T>(name: DefinitionName, value: unknown): ValidationResult<T> {
   return CHECKS[name](value) ? { ok: true, value: value as T } : runValidator<T>(VALIDATORS[name], value);
 }
 
-const PARAMS: ReadonlyMap<string, DefinitionName> = new Map<string, DefinitionName>([
-  ['initialize', 'InitializeRequest'],
-  ['proxy/initialize', 'InitializeProxyRequest'],
-  ['proxy/successor', 'ProxySuccessorRequest'],
-  ['auth/login', 'LoginAuthRequest'],
-  ['auth/logout', 'LogoutAuthRequest'],
-  ['auth/status', 'AuthStatusRequest'],
-  ['auth/status_update', 'AuthStatusUpdateNotification'],
-  ['session/new', 'NewSessionRequest'],
-  ['session/list', 'ListSessionsRequest'],
-  ['session/resume', 'ResumeSessionRequest'],
-  ['session/close', 'CloseSessionRequest'],
-  ['session/delete', 'DeleteSessionRequest'],
-  ['session/prompt', 'PromptRequest'],
-  ['session/cancel', 'CancelNotification'],
-  ['tool_call/cancel', 'CancelToolCallRequest'],
-  ['terminal/cancel', 'CancelTerminalRequest'],
-  ['session/set_config_option', 'SetSessionConfigOptionRequest'],
-  ['session/fork', 'ForkSessionRequest'],
-  ['session/set_title', 'SetSessionTitleRequest'],
-  ['session/status', 'SessionStatusRequest'],
-  ['session/archive', 'ArchiveSessionRequest'],
-  ['session/unarchive', 'UnarchiveSessionRequest'],
-  ['session/update', 'SessionNotification'],
-  ['session/request_permission', 'RequestPermissionRequest'],
-  ['elicitation/create', 'CreateElicitationRequest'],
-  ['elicitation/complete', 'CompleteElicitationNotification'],
-  ['mcp/message', 'MessageMcpRequest'],
-  ['$/cancel_request', 'CancelRequestNotification'],
-  ['providers/list', 'ListProvidersRequest'],
-  ['providers/set', 'SetProviderRequest'],
-  ['providers/disable', 'DisableProviderRequest'],
-  ['nes/start', 'StartNesRequest'],
-  ['nes/suggest', 'SuggestNesRequest'],
-  ['nes/accept', 'AcceptNesNotification'],
-  ['nes/reject', 'RejectNesNotification'],
-  ['nes/close', 'CloseNesRequest'],
-  ['document/didOpen', 'DidOpenDocumentNotification'],
-  ['document/didChange', 'DidChangeDocumentNotification'],
-  ['document/didClose', 'DidCloseDocumentNotification'],
-  ['document/didSave', 'DidSaveDocumentNotification'],
-  ['document/didFocus', 'DidFocusDocumentNotification'],
+/** A definition's check and validator, looked up once, when a method table is built. */
+interface Resolved {
+  readonly check: (value: unknown) => boolean;
+  readonly validator: CompiledValidator;
+}
+
+/** The check and validator of a definition, for a method table. */
+function resolved(name: DefinitionName): Resolved {
+  return { check: CHECKS[name], validator: VALIDATORS[name] };
+}
+
+/** `run` for a method table's entry: no lookup by definition name on the way (a method's params are validated per message). */
+function runResolved<T>(definition: Resolved, value: unknown): ValidationResult<T> {
+  return definition.check(value) ? { ok: true, value: value as T } : runValidator<T>(definition.validator, value);
+}
+
+const PARAMS: ReadonlyMap<string, Resolved> = new Map<string, Resolved>([
+  ['initialize', resolved('InitializeRequest')],
+  ['proxy/initialize', resolved('InitializeProxyRequest')],
+  ['proxy/successor', resolved('ProxySuccessorRequest')],
+  ['auth/login', resolved('LoginAuthRequest')],
+  ['auth/logout', resolved('LogoutAuthRequest')],
+  ['auth/status', resolved('AuthStatusRequest')],
+  ['auth/status_update', resolved('AuthStatusUpdateNotification')],
+  ['session/new', resolved('NewSessionRequest')],
+  ['session/list', resolved('ListSessionsRequest')],
+  ['session/resume', resolved('ResumeSessionRequest')],
+  ['session/close', resolved('CloseSessionRequest')],
+  ['session/delete', resolved('DeleteSessionRequest')],
+  ['session/prompt', resolved('PromptRequest')],
+  ['session/cancel', resolved('CancelNotification')],
+  ['tool_call/cancel', resolved('CancelToolCallRequest')],
+  ['terminal/cancel', resolved('CancelTerminalRequest')],
+  ['session/set_config_option', resolved('SetSessionConfigOptionRequest')],
+  ['session/fork', resolved('ForkSessionRequest')],
+  ['session/set_title', resolved('SetSessionTitleRequest')],
+  ['session/status', resolved('SessionStatusRequest')],
+  ['session/archive', resolved('ArchiveSessionRequest')],
+  ['session/unarchive', resolved('UnarchiveSessionRequest')],
+  ['session/update', resolved('SessionNotification')],
+  ['session/request_permission', resolved('RequestPermissionRequest')],
+  ['elicitation/create', resolved('CreateElicitationRequest')],
+  ['elicitation/complete', resolved('CompleteElicitationNotification')],
+  ['mcp/message', resolved('MessageMcpRequest')],
+  ['$/cancel_request', resolved('CancelRequestNotification')],
+  ['providers/list', resolved('ListProvidersRequest')],
+  ['providers/set', resolved('SetProviderRequest')],
+  ['providers/disable', resolved('DisableProviderRequest')],
+  ['nes/start', resolved('StartNesRequest')],
+  ['nes/suggest', resolved('SuggestNesRequest')],
+  ['nes/accept', resolved('AcceptNesNotification')],
+  ['nes/reject', resolved('RejectNesNotification')],
+  ['nes/close', resolved('CloseNesRequest')],
+  ['document/didOpen', resolved('DidOpenDocumentNotification')],
+  ['document/didChange', resolved('DidChangeDocumentNotification')],
+  ['document/didClose', resolved('DidCloseDocumentNotification')],
+  ['document/didSave', resolved('DidSaveDocumentNotification')],
+  ['document/didFocus', resolved('DidFocusDocumentNotification')],
 ]);
 /** Methods whose params require no property: an omitted `params` is validated, and handed on, as `{}`. */
 const OPTIONAL_PARAMS: ReadonlySet<string> = new Set<string>([
@@ -761,36 +777,36 @@ const OPTIONAL_PARAMS: ReadonlySet<string> = new Set<string>([
   'providers/list',
   'nes/start',
 ]);
-const RESULTS: ReadonlyMap<string, DefinitionName> = new Map<string, DefinitionName>([
-  ['initialize', 'InitializeResponse'],
-  ['proxy/initialize', 'InitializeProxyResponse'],
-  ['proxy/successor', 'ProxySuccessorResponse'],
-  ['auth/login', 'LoginAuthResponse'],
-  ['auth/logout', 'LogoutAuthResponse'],
-  ['auth/status', 'AuthStatusResponse'],
-  ['session/new', 'NewSessionResponse'],
-  ['session/list', 'ListSessionsResponse'],
-  ['session/resume', 'ResumeSessionResponse'],
-  ['session/close', 'CloseSessionResponse'],
-  ['session/delete', 'DeleteSessionResponse'],
-  ['session/prompt', 'PromptResponse'],
-  ['tool_call/cancel', 'CancelToolCallResponse'],
-  ['terminal/cancel', 'CancelTerminalResponse'],
-  ['session/set_config_option', 'SetSessionConfigOptionResponse'],
-  ['session/fork', 'ForkSessionResponse'],
-  ['session/set_title', 'SetSessionTitleResponse'],
-  ['session/status', 'SessionStatusResponse'],
-  ['session/archive', 'ArchiveSessionResponse'],
-  ['session/unarchive', 'UnarchiveSessionResponse'],
-  ['session/request_permission', 'RequestPermissionResponse'],
-  ['elicitation/create', 'CreateElicitationResponse'],
-  ['mcp/message', 'MessageMcpResponse'],
-  ['providers/list', 'ListProvidersResponse'],
-  ['providers/set', 'SetProviderResponse'],
-  ['providers/disable', 'DisableProviderResponse'],
-  ['nes/start', 'StartNesResponse'],
-  ['nes/suggest', 'SuggestNesResponse'],
-  ['nes/close', 'CloseNesResponse'],
+const RESULTS: ReadonlyMap<string, Resolved> = new Map<string, Resolved>([
+  ['initialize', resolved('InitializeResponse')],
+  ['proxy/initialize', resolved('InitializeProxyResponse')],
+  ['proxy/successor', resolved('ProxySuccessorResponse')],
+  ['auth/login', resolved('LoginAuthResponse')],
+  ['auth/logout', resolved('LogoutAuthResponse')],
+  ['auth/status', resolved('AuthStatusResponse')],
+  ['session/new', resolved('NewSessionResponse')],
+  ['session/list', resolved('ListSessionsResponse')],
+  ['session/resume', resolved('ResumeSessionResponse')],
+  ['session/close', resolved('CloseSessionResponse')],
+  ['session/delete', resolved('DeleteSessionResponse')],
+  ['session/prompt', resolved('PromptResponse')],
+  ['tool_call/cancel', resolved('CancelToolCallResponse')],
+  ['terminal/cancel', resolved('CancelTerminalResponse')],
+  ['session/set_config_option', resolved('SetSessionConfigOptionResponse')],
+  ['session/fork', resolved('ForkSessionResponse')],
+  ['session/set_title', resolved('SetSessionTitleResponse')],
+  ['session/status', resolved('SessionStatusResponse')],
+  ['session/archive', resolved('ArchiveSessionResponse')],
+  ['session/unarchive', resolved('UnarchiveSessionResponse')],
+  ['session/request_permission', resolved('RequestPermissionResponse')],
+  ['elicitation/create', resolved('CreateElicitationResponse')],
+  ['mcp/message', resolved('MessageMcpResponse')],
+  ['providers/list', resolved('ListProvidersResponse')],
+  ['providers/set', resolved('SetProviderResponse')],
+  ['providers/disable', resolved('DisableProviderResponse')],
+  ['nes/start', resolved('StartNesResponse')],
+  ['nes/suggest', resolved('SuggestNesResponse')],
+  ['nes/close', resolved('CloseNesResponse')],
 ]);
 
 /** Validates a value against one definition of the schema; on failure, lists issues with RFC 6901 pointers. */
@@ -800,15 +816,15 @@ export function validate<N extends DefinitionName>(name: N, value: unknown): Val
 
 /** Validates the params of a method by its wire name; `undefined` when the schema defines no params for that method. Omitted params (`undefined`) of a method whose params require no property are valid and read as `{}` (JSON-RPC 2.0 lets a request omit `params`): the result's `value` is then `{}`. */
 export function validateParams(method: string, params: unknown): ValidationResult<unknown> | undefined {
-  const name = PARAMS.get(method);
-  if (name === undefined) return undefined;
-  return run<unknown>(name, params === undefined && OPTIONAL_PARAMS.has(method) ? {} : params);
+  const definition = PARAMS.get(method);
+  if (definition === undefined) return undefined;
+  return runResolved<unknown>(definition, params === undefined && OPTIONAL_PARAMS.has(method) ? {} : params);
 }
 
 /** Validates the result of a method by its wire name; `undefined` when the schema defines no result for that method. */
 export function validateResult(method: string, result: unknown): ValidationResult<unknown> | undefined {
-  const name = RESULTS.get(method);
-  return name === undefined ? undefined : run<unknown>(name, result);
+  const definition = RESULTS.get(method);
+  return definition === undefined ? undefined : runResolved<unknown>(definition, result);
 }
 
 /** True when the value is a valid `Meta` (full validation). */

@@ -648,55 +648,71 @@ function run<T>(name: DefinitionName, value: unknown): ValidationResult<T> {
   return CHECKS[name](value) ? { ok: true, value: value as T } : runValidator<T>(VALIDATORS[name], value);
 }
 
-const PARAMS: ReadonlyMap<string, DefinitionName> = new Map<string, DefinitionName>([
-  ['initialize', 'InitializeRequest'],
-  ['session/new', 'NewSessionRequest'],
-  ['session/load', 'LoadSessionRequest'],
-  ['session/resume', 'ResumeSessionRequest'],
-  ['session/prompt', 'PromptRequest'],
-  ['session/cancel', 'CancelNotification'],
-  ['session/update', 'SessionNotification'],
-  ['session/request_permission', 'RequestPermissionRequest'],
-  ['authenticate', 'AuthenticateRequest'],
-  ['logout', 'LogoutRequest'],
-  ['session/list', 'ListSessionsRequest'],
-  ['session/delete', 'DeleteSessionRequest'],
-  ['session/close', 'CloseSessionRequest'],
-  ['session/fork', 'ForkSessionRequest'],
-  ['session/set_mode', 'SetSessionModeRequest'],
-  ['session/set_config_option', 'SetSessionConfigOptionRequest'],
-  ['fs/read_text_file', 'ReadTextFileRequest'],
-  ['fs/write_text_file', 'WriteTextFileRequest'],
-  ['terminal/create', 'CreateTerminalRequest'],
-  ['terminal/output', 'TerminalOutputRequest'],
-  ['terminal/wait_for_exit', 'WaitForTerminalExitRequest'],
-  ['terminal/kill', 'KillTerminalRequest'],
-  ['terminal/release', 'ReleaseTerminalRequest'],
-  ['elicitation/create', 'CreateElicitationRequest'],
-  ['elicitation/complete', 'CompleteElicitationNotification'],
-  ['$/cancel_request', 'CancelRequestNotification'],
-  ['session/set_title', 'SetSessionTitleRequest'],
-  ['session/status', 'SessionStatusRequest'],
-  ['session/archive', 'ArchiveSessionRequest'],
-  ['session/unarchive', 'UnarchiveSessionRequest'],
-  ['auth/status', 'AuthStatusRequest'],
-  ['auth/status_update', 'AuthStatusUpdateNotification'],
-  ['providers/list', 'ListProvidersRequest'],
-  ['providers/set', 'SetProviderRequest'],
-  ['providers/disable', 'DisableProviderRequest'],
-  ['mcp/message', 'MessageMcpRequest'],
-  ['proxy/initialize', 'InitializeProxyRequest'],
-  ['proxy/successor', 'ProxySuccessorRequest'],
-  ['nes/start', 'StartNesRequest'],
-  ['nes/suggest', 'SuggestNesRequest'],
-  ['nes/accept', 'AcceptNesNotification'],
-  ['nes/reject', 'RejectNesNotification'],
-  ['nes/close', 'CloseNesRequest'],
-  ['document/didOpen', 'DidOpenDocumentNotification'],
-  ['document/didChange', 'DidChangeDocumentNotification'],
-  ['document/didClose', 'DidCloseDocumentNotification'],
-  ['document/didSave', 'DidSaveDocumentNotification'],
-  ['document/didFocus', 'DidFocusDocumentNotification'],
+/** A definition's check and validator, looked up once, when a method table is built. */
+interface Resolved {
+  readonly check: (value: unknown) => boolean;
+  readonly validator: CompiledValidator;
+}
+
+/** The check and validator of a definition, for a method table. */
+function resolved(name: DefinitionName): Resolved {
+  return { check: CHECKS[name], validator: VALIDATORS[name] };
+}
+
+/** `run` for a method table's entry: no lookup by definition name on the way (a method's params are validated per message). */
+function runResolved<T>(definition: Resolved, value: unknown): ValidationResult<T> {
+  return definition.check(value) ? { ok: true, value: value as T } : runValidator<T>(definition.validator, value);
+}
+
+const PARAMS: ReadonlyMap<string, Resolved> = new Map<string, Resolved>([
+  ['initialize', resolved('InitializeRequest')],
+  ['session/new', resolved('NewSessionRequest')],
+  ['session/load', resolved('LoadSessionRequest')],
+  ['session/resume', resolved('ResumeSessionRequest')],
+  ['session/prompt', resolved('PromptRequest')],
+  ['session/cancel', resolved('CancelNotification')],
+  ['session/update', resolved('SessionNotification')],
+  ['session/request_permission', resolved('RequestPermissionRequest')],
+  ['authenticate', resolved('AuthenticateRequest')],
+  ['logout', resolved('LogoutRequest')],
+  ['session/list', resolved('ListSessionsRequest')],
+  ['session/delete', resolved('DeleteSessionRequest')],
+  ['session/close', resolved('CloseSessionRequest')],
+  ['session/fork', resolved('ForkSessionRequest')],
+  ['session/set_mode', resolved('SetSessionModeRequest')],
+  ['session/set_config_option', resolved('SetSessionConfigOptionRequest')],
+  ['fs/read_text_file', resolved('ReadTextFileRequest')],
+  ['fs/write_text_file', resolved('WriteTextFileRequest')],
+  ['terminal/create', resolved('CreateTerminalRequest')],
+  ['terminal/output', resolved('TerminalOutputRequest')],
+  ['terminal/wait_for_exit', resolved('WaitForTerminalExitRequest')],
+  ['terminal/kill', resolved('KillTerminalRequest')],
+  ['terminal/release', resolved('ReleaseTerminalRequest')],
+  ['elicitation/create', resolved('CreateElicitationRequest')],
+  ['elicitation/complete', resolved('CompleteElicitationNotification')],
+  ['$/cancel_request', resolved('CancelRequestNotification')],
+  ['session/set_title', resolved('SetSessionTitleRequest')],
+  ['session/status', resolved('SessionStatusRequest')],
+  ['session/archive', resolved('ArchiveSessionRequest')],
+  ['session/unarchive', resolved('UnarchiveSessionRequest')],
+  ['auth/status', resolved('AuthStatusRequest')],
+  ['auth/status_update', resolved('AuthStatusUpdateNotification')],
+  ['providers/list', resolved('ListProvidersRequest')],
+  ['providers/set', resolved('SetProviderRequest')],
+  ['providers/disable', resolved('DisableProviderRequest')],
+  ['mcp/message', resolved('MessageMcpRequest')],
+  ['proxy/initialize', resolved('InitializeProxyRequest')],
+  ['proxy/successor', resolved('ProxySuccessorRequest')],
+  ['nes/start', resolved('StartNesRequest')],
+  ['nes/suggest', resolved('SuggestNesRequest')],
+  ['nes/accept', resolved('AcceptNesNotification')],
+  ['nes/reject', resolved('RejectNesNotification')],
+  ['nes/close', resolved('CloseNesRequest')],
+  ['document/didOpen', resolved('DidOpenDocumentNotification')],
+  ['document/didChange', resolved('DidChangeDocumentNotification')],
+  ['document/didClose', resolved('DidCloseDocumentNotification')],
+  ['document/didSave', resolved('DidSaveDocumentNotification')],
+  ['document/didFocus', resolved('DidFocusDocumentNotification')],
 ]);
 /** Methods whose params require no property: an omitted `params` is validated, and handed on, as `{}`. */
 const OPTIONAL_PARAMS: ReadonlySet<string> = new Set<string>([
@@ -706,43 +722,43 @@ const OPTIONAL_PARAMS: ReadonlySet<string> = new Set<string>([
   'providers/list',
   'nes/start',
 ]);
-const RESULTS: ReadonlyMap<string, DefinitionName> = new Map<string, DefinitionName>([
-  ['initialize', 'InitializeResponse'],
-  ['session/new', 'NewSessionResponse'],
-  ['session/load', 'LoadSessionResponse'],
-  ['session/resume', 'ResumeSessionResponse'],
-  ['session/prompt', 'PromptResponse'],
-  ['session/request_permission', 'RequestPermissionResponse'],
-  ['authenticate', 'AuthenticateResponse'],
-  ['logout', 'LogoutResponse'],
-  ['session/list', 'ListSessionsResponse'],
-  ['session/delete', 'DeleteSessionResponse'],
-  ['session/close', 'CloseSessionResponse'],
-  ['session/fork', 'ForkSessionResponse'],
-  ['session/set_mode', 'SetSessionModeResponse'],
-  ['session/set_config_option', 'SetSessionConfigOptionResponse'],
-  ['fs/read_text_file', 'ReadTextFileResponse'],
-  ['fs/write_text_file', 'WriteTextFileResponse'],
-  ['terminal/create', 'CreateTerminalResponse'],
-  ['terminal/output', 'TerminalOutputResponse'],
-  ['terminal/wait_for_exit', 'WaitForTerminalExitResponse'],
-  ['terminal/kill', 'KillTerminalResponse'],
-  ['terminal/release', 'ReleaseTerminalResponse'],
-  ['elicitation/create', 'CreateElicitationResponse'],
-  ['session/set_title', 'SetSessionTitleResponse'],
-  ['session/status', 'SessionStatusResponse'],
-  ['session/archive', 'ArchiveSessionResponse'],
-  ['session/unarchive', 'UnarchiveSessionResponse'],
-  ['auth/status', 'AuthStatusResponse'],
-  ['providers/list', 'ListProvidersResponse'],
-  ['providers/set', 'SetProviderResponse'],
-  ['providers/disable', 'DisableProviderResponse'],
-  ['mcp/message', 'MessageMcpResponse'],
-  ['proxy/initialize', 'InitializeProxyResponse'],
-  ['proxy/successor', 'ProxySuccessorResponse'],
-  ['nes/start', 'StartNesResponse'],
-  ['nes/suggest', 'SuggestNesResponse'],
-  ['nes/close', 'CloseNesResponse'],
+const RESULTS: ReadonlyMap<string, Resolved> = new Map<string, Resolved>([
+  ['initialize', resolved('InitializeResponse')],
+  ['session/new', resolved('NewSessionResponse')],
+  ['session/load', resolved('LoadSessionResponse')],
+  ['session/resume', resolved('ResumeSessionResponse')],
+  ['session/prompt', resolved('PromptResponse')],
+  ['session/request_permission', resolved('RequestPermissionResponse')],
+  ['authenticate', resolved('AuthenticateResponse')],
+  ['logout', resolved('LogoutResponse')],
+  ['session/list', resolved('ListSessionsResponse')],
+  ['session/delete', resolved('DeleteSessionResponse')],
+  ['session/close', resolved('CloseSessionResponse')],
+  ['session/fork', resolved('ForkSessionResponse')],
+  ['session/set_mode', resolved('SetSessionModeResponse')],
+  ['session/set_config_option', resolved('SetSessionConfigOptionResponse')],
+  ['fs/read_text_file', resolved('ReadTextFileResponse')],
+  ['fs/write_text_file', resolved('WriteTextFileResponse')],
+  ['terminal/create', resolved('CreateTerminalResponse')],
+  ['terminal/output', resolved('TerminalOutputResponse')],
+  ['terminal/wait_for_exit', resolved('WaitForTerminalExitResponse')],
+  ['terminal/kill', resolved('KillTerminalResponse')],
+  ['terminal/release', resolved('ReleaseTerminalResponse')],
+  ['elicitation/create', resolved('CreateElicitationResponse')],
+  ['session/set_title', resolved('SetSessionTitleResponse')],
+  ['session/status', resolved('SessionStatusResponse')],
+  ['session/archive', resolved('ArchiveSessionResponse')],
+  ['session/unarchive', resolved('UnarchiveSessionResponse')],
+  ['auth/status', resolved('AuthStatusResponse')],
+  ['providers/list', resolved('ListProvidersResponse')],
+  ['providers/set', resolved('SetProviderResponse')],
+  ['providers/disable', resolved('DisableProviderResponse')],
+  ['mcp/message', resolved('MessageMcpResponse')],
+  ['proxy/initialize', resolved('InitializeProxyResponse')],
+  ['proxy/successor', resolved('ProxySuccessorResponse')],
+  ['nes/start', resolved('StartNesResponse')],
+  ['nes/suggest', resolved('SuggestNesResponse')],
+  ['nes/close', resolved('CloseNesResponse')],
 ]);
 
 /** Validates a value against one definition of the schema; on failure, lists issues with RFC 6901 pointers. */
@@ -752,15 +768,15 @@ export function validate<N extends DefinitionName>(name: N, value: unknown): Val
 
 /** Validates the params of a method by its wire name; `undefined` when the schema defines no params for that method. Omitted params (`undefined`) of a method whose params require no property are valid and read as `{}` (JSON-RPC 2.0 lets a request omit `params`): the result's `value` is then `{}`. */
 export function validateParams(method: string, params: unknown): ValidationResult<unknown> | undefined {
-  const name = PARAMS.get(method);
-  if (name === undefined) return undefined;
-  return run<unknown>(name, params === undefined && OPTIONAL_PARAMS.has(method) ? {} : params);
+  const definition = PARAMS.get(method);
+  if (definition === undefined) return undefined;
+  return runResolved<unknown>(definition, params === undefined && OPTIONAL_PARAMS.has(method) ? {} : params);
 }
 
 /** Validates the result of a method by its wire name; `undefined` when the schema defines no result for that method. */
 export function validateResult(method: string, result: unknown): ValidationResult<unknown> | undefined {
-  const name = RESULTS.get(method);
-  return name === undefined ? undefined : run<unknown>(name, result);
+  const definition = RESULTS.get(method);
+  return definition === undefined ? undefined : runResolved<unknown>(definition, result);
 }
 
 /** True when the value is a valid `Meta` (full validation). */
