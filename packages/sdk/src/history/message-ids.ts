@@ -9,13 +9,36 @@ export function randomMessageId(): string {
   return randomId('msg_');
 }
 
-/** `prefix` + 128 random bits, base64url; used for generated message and session IDs. */
+/** Random bytes drawn from the platform's CSPRNG in one call, handed out 16 at a time (as Node's `randomUUID` pools its own). */
+const POOL_BYTES = 4096;
+const pool = new Uint8Array(POOL_BYTES);
+let pooled = POOL_BYTES;
+const BASE64URL = 'ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_';
+
+/**
+ * `prefix` + 128 random bits, base64url without padding (22 characters); used for generated
+ * message, session, tool call and terminal IDs. A turn makes several, so the bits come from a
+ * pool refilled by one `crypto.getRandomValues` call per 256 IDs, and are encoded by table.
+ */
 export function randomId(prefix: string): string {
-  const bytes = new Uint8Array(16);
-  globalThis.crypto.getRandomValues(bytes);
-  let binary = '';
-  for (const byte of bytes) binary += String.fromCharCode(byte);
-  return `${prefix}${btoa(binary).replace(/\+/g, '-').replace(/\//g, '_').replace(/=+$/, '')}`;
+  if (pooled + 16 > POOL_BYTES) {
+    globalThis.crypto.getRandomValues(pool);
+    pooled = 0;
+  }
+  let id = prefix;
+  let at = pooled;
+  for (const end = pooled + 15; at < end; at += 3) {
+    const bits = (pool[at]! << 16) | (pool[at + 1]! << 8) | pool[at + 2]!;
+    id +=
+      BASE64URL[bits >> 18]! +
+      BASE64URL[(bits >> 12) & 63]! +
+      BASE64URL[(bits >> 6) & 63]! +
+      BASE64URL[bits & 63]!;
+  }
+  const last = pool[at]!;
+  id += BASE64URL[last >> 2]! + BASE64URL[(last & 3) << 4]!;
+  pooled += 16;
+  return id;
 }
 
 /** How many fresh IDs a store tries before giving up (only a broken generator gets there). */
