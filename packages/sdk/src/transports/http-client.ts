@@ -98,6 +98,12 @@ class HttpClientTransport implements Transport {
   readonly #streams = new Map<string, Promise<void>>();
   /** Which session's stream each server→client request arrived on (its answer goes back with it). */
   readonly #requestSessions = new Map<string, string>();
+  /**
+   * The IDs (as JSON) of this client's requests not answered yet: only an answer to one of them
+   * may name a session whose stream is then opened, so a server sending answers nobody asked for
+   * cannot make the client open streams without end.
+   */
+  readonly #asked = new Set<string>();
   #queue: Promise<void> = Promise.resolve();
   #closed = false;
   #closeReason: Error | undefined;
@@ -281,7 +287,8 @@ class HttpClientTransport implements Transport {
     if (data.includes('"id"') || data.includes('\\u')) {
       const message = parse(data);
       if (message) {
-        const created = message.method === undefined ? sessionIdIn(message.result) : undefined;
+        const answered = message.method === undefined && this.#asked.delete(JSON.stringify(message.id));
+        const created = answered ? sessionIdIn(message.result) : undefined;
         if (created !== undefined && !this.#streams.has(created))
           void this.#openStream(created).catch(() => {});
         if (sessionId !== undefined && message.method !== undefined && message.id !== undefined) {
@@ -294,6 +301,8 @@ class HttpClientTransport implements Transport {
 
   async #post(json: string, message: Message | undefined, connectionId: string): Promise<void> {
     let sessionId: string | undefined;
+    const isRequest = message?.method !== undefined && message.id !== undefined;
+    if (isRequest) this.#asked.add(JSON.stringify(message.id));
     if (message?.method !== undefined) sessionId = sessionIdIn(message.params);
     else if (message?.id !== undefined) {
       const key = JSON.stringify(message.id);
@@ -320,9 +329,9 @@ class HttpClientTransport implements Transport {
       return;
     }
     const error = new HttpStatusError(what, answer.status, (await answer.text(1024)).trim());
-    const isRequest = message?.method !== undefined && message.id !== undefined;
     if (FATAL.has(answer.status) || !isRequest) throw error;
     // Only this request failed: answer it here, the connection carries on.
+    this.#asked.delete(JSON.stringify(message.id));
     this.#deliver(
       JSON.stringify({
         jsonrpc: '2.0',

@@ -5,7 +5,8 @@
  * an event that never ends is cut off at the message limit with the transport closed, not
  * buffered; a stream the server ends or cuts closes the transport with a reason naming it; and a
  * session stream's request of the agent's is answered with that session's header whatever the
- * spelling of its `id` member.
+ * spelling of its `id` member; and only an answer to a request the client sent opens a session's
+ * stream, however many sessions a server's other messages name.
  */
 import { createServer, type IncomingMessage, type ServerResponse } from 'node:http';
 import type { AddressInfo } from 'node:net';
@@ -196,12 +197,10 @@ describe.each(clients)('the HTTP client over %s reading a stream', (_name, conne
   });
 
   it('answers a request of the agent’s on a session’s stream with that session’s header, whatever the spelling of its id', async () => {
+    let connectionStream: ServerResponse | undefined;
     const { url, seen } = await scriptedServer((response, sessionId) => {
       if (sessionId === undefined) {
-        // The answer to session/new, naming the session: the client opens its stream.
-        response.write(
-          `data: ${JSON.stringify({ jsonrpc: '2.0', id: 1, result: { sessionId: 'sess-7' } })}\n\n`,
-        );
+        connectionStream = response;
         return;
       }
       // Two requests of the agent's: one plain, one whose member name is escaped (`\u0069d` is `id`).
@@ -218,10 +217,45 @@ describe.each(clients)('the HTTP client over %s reading a stream', (_name, conne
     await transport.writer.write(
       JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'session/new', params: { cwd: '/' } }),
     );
+    // The answer to session/new, naming the session: the client opens its stream.
+    connectionStream!.write(
+      `data: ${JSON.stringify({ jsonrpc: '2.0', id: 1, result: { sessionId: 'sess-7' } })}\n\n`,
+    );
     await expect.poll(() => got.messages.length, { timeout: 10_000 }).toBe(4);
     await transport.writer.write(JSON.stringify({ jsonrpc: '2.0', id: 'p1', result: { outcome: 'x' } }));
     await transport.writer.write(JSON.stringify({ jsonrpc: '2.0', id: 'p2', result: { outcome: 'x' } }));
     const answers = seen.filter((s) => s.method === 'POST' && s.body.includes('"outcome"'));
     expect(answers.map((a) => a.sessionId)).toEqual(['sess-7', 'sess-7']);
+  });
+
+  it('opens a session’s stream only for an answer to a request it sent, not for 2 000 answers nobody asked for', async () => {
+    let connectionStream: ServerResponse | undefined;
+    const { url, seen } = await scriptedServer((response, sessionId) => {
+      if (sessionId !== undefined) return;
+      connectionStream = response;
+      // Answers to requests never sent, each naming a session of its own.
+      let flood = '';
+      for (let i = 0; i < 2000; i += 1)
+        flood += `data: ${JSON.stringify({ jsonrpc: '2.0', id: 1000 + i, result: { sessionId: `fake-${i}` } })}\n\n`;
+      response.write(flood);
+    });
+    const transport = await connect(url);
+    const got = listen(transport);
+    await transport.writer.write(INITIALIZE);
+    await expect.poll(() => got.messages.length, { timeout: 10_000 }).toBe(2001);
+    await transport.writer.write(
+      JSON.stringify({ jsonrpc: '2.0', id: 1, method: 'session/new', params: { cwd: '/' } }),
+    );
+    connectionStream!.write(
+      `data: ${JSON.stringify({ jsonrpc: '2.0', id: 1, result: { sessionId: 'real' } })}\n\n`,
+    );
+    await expect.poll(() => seen.filter((s) => s.method === 'GET').length, { timeout: 10_000 }).toBe(2);
+    // A second answer to the same request (already answered) opens nothing either.
+    connectionStream!.write(
+      `data: ${JSON.stringify({ jsonrpc: '2.0', id: 1, result: { sessionId: 'again' } })}\n\n`,
+    );
+    await expect.poll(() => got.messages.length, { timeout: 10_000 }).toBe(2003);
+    await new Promise((resolve) => setTimeout(resolve, 100));
+    expect(seen.filter((s) => s.method === 'GET').map((s) => s.sessionId)).toEqual([undefined, 'real']);
   });
 });
