@@ -31,7 +31,10 @@ function addImports(file: SourceFile, names: readonly string[], options: Validat
   });
 }
 
-/** `VALIDATORS` and `CHECKS` by definition, and `run`, which decides with the check and asks Ajv why. */
+/**
+ * `VALIDATORS` and `CHECKS` by definition; `decide`, which decides with a check and asks Ajv why;
+ * `run` by definition name; and `resolved`, a definition's pair as the method tables hold it.
+ */
 function addRunner(file: SourceFile, names: readonly string[]): void {
   file.addVariableStatement({
     declarationKind: VariableDeclarationKind.Const,
@@ -62,21 +65,32 @@ function addRunner(file: SourceFile, names: readonly string[]): void {
     ],
   });
   file.addFunction({
-    name: 'run',
+    name: 'decide',
     docs: [
       {
         description:
-          'Runs the fast check of a definition; only a value it rejects goes through Ajv, which says why.',
+          "Decides with a definition's fast check; only a value it rejects goes through the definition's Ajv validator, which says why.",
       },
     ],
+    typeParameters: [{ name: 'T' }],
+    parameters: [
+      { name: 'check', type: '(value: unknown) => boolean' },
+      { name: 'validator', type: 'CompiledValidator' },
+      { name: 'value', type: 'unknown' },
+    ],
+    returnType: 'ValidationResult<T>',
+    statements: 'return check(value) ? { ok: true, value: value as T } : runValidator<T>(validator, value);',
+  });
+  file.addFunction({
+    name: 'run',
+    docs: [{ description: '{@link decide} for a definition named at the call.' }],
     typeParameters: [{ name: 'T' }],
     parameters: [
       { name: 'name', type: 'DefinitionName' },
       { name: 'value', type: 'unknown' },
     ],
     returnType: 'ValidationResult<T>',
-    statements:
-      'return CHECKS[name](value) ? { ok: true, value: value as T } : runValidator<T>(VALIDATORS[name], value);',
+    statements: 'return decide<T>(CHECKS[name], VALIDATORS[name], value);',
   });
   file.addInterface({
     name: 'Resolved',
@@ -94,23 +108,6 @@ function addRunner(file: SourceFile, names: readonly string[]): void {
     parameters: [{ name: 'name', type: 'DefinitionName' }],
     returnType: 'Resolved',
     statements: 'return { check: CHECKS[name], validator: VALIDATORS[name] };',
-  });
-  file.addFunction({
-    name: 'runResolved',
-    docs: [
-      {
-        description:
-          "`run` for a method table's entry: no lookup by definition name on the way (a method's params are validated per message).",
-      },
-    ],
-    typeParameters: [{ name: 'T' }],
-    parameters: [
-      { name: 'definition', type: 'Resolved' },
-      { name: 'value', type: 'unknown' },
-    ],
-    returnType: 'ValidationResult<T>',
-    statements:
-      'return definition.check(value) ? { ok: true, value: value as T } : runValidator<T>(definition.validator, value);',
   });
 }
 
@@ -213,11 +210,11 @@ function addEntryPoints(file: SourceFile, model: SchemaModel): void {
           ? [
               `const definition = ${tableName}.get(method);`,
               'if (definition === undefined) return undefined;',
-              `return runResolved<unknown>(definition, ${what} === undefined && OPTIONAL_PARAMS.has(method) ? {} : ${what});`,
+              `return decide<unknown>(definition.check, definition.validator, ${what} === undefined && OPTIONAL_PARAMS.has(method) ? {} : ${what});`,
             ]
           : [
               `const definition = ${tableName}.get(method);`,
-              `return definition === undefined ? undefined : runResolved<unknown>(definition, ${what});`,
+              `return definition === undefined ? undefined : decide<unknown>(definition.check, definition.validator, ${what});`,
             ],
     });
   }

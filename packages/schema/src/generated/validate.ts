@@ -705,9 +705,14 @@ const CHECKS: { readonly [N in DefinitionName]: (value: unknown) => boolean } = 
   NesRejectReason: checks.NesRejectReason,
 };
 
-/** Runs the fast check of a definition; only a value it rejects goes through Ajv, which says why. */
+/** Decides with a definition's fast check; only a value it rejects goes through the definition's Ajv validator, which says why. */
+function decide<T>(check: (value: unknown) => boolean, validator: CompiledValidator, value: unknown): ValidationResult<T> {
+  return check(value) ? { ok: true, value: value as T } : runValidator<T>(validator, value);
+}
+
+/** {@link decide} for a definition named at the call. */
 function run<T>(name: DefinitionName, value: unknown): ValidationResult<T> {
-  return CHECKS[name](value) ? { ok: true, value: value as T } : runValidator<T>(VALIDATORS[name], value);
+  return decide<T>(CHECKS[name], VALIDATORS[name], value);
 }
 
 /** A definition's check and validator, looked up once, when a method table is built. */
@@ -719,11 +724,6 @@ interface Resolved {
 /** The check and validator of a definition, for a method table. */
 function resolved(name: DefinitionName): Resolved {
   return { check: CHECKS[name], validator: VALIDATORS[name] };
-}
-
-/** `run` for a method table's entry: no lookup by definition name on the way (a method's params are validated per message). */
-function runResolved<T>(definition: Resolved, value: unknown): ValidationResult<T> {
-  return definition.check(value) ? { ok: true, value: value as T } : runValidator<T>(definition.validator, value);
 }
 
 const PARAMS: ReadonlyMap<string, Resolved> = new Map<string, Resolved>([
@@ -818,13 +818,13 @@ export function validate<N extends DefinitionName>(name: N, value: unknown): Val
 export function validateParams(method: string, params: unknown): ValidationResult<unknown> | undefined {
   const definition = PARAMS.get(method);
   if (definition === undefined) return undefined;
-  return runResolved<unknown>(definition, params === undefined && OPTIONAL_PARAMS.has(method) ? {} : params);
+  return decide<unknown>(definition.check, definition.validator, params === undefined && OPTIONAL_PARAMS.has(method) ? {} : params);
 }
 
 /** Validates the result of a method by its wire name; `undefined` when the schema defines no result for that method. */
 export function validateResult(method: string, result: unknown): ValidationResult<unknown> | undefined {
   const definition = RESULTS.get(method);
-  return definition === undefined ? undefined : runResolved<unknown>(definition, result);
+  return definition === undefined ? undefined : decide<unknown>(definition.check, definition.validator, result);
 }
 
 /** True when the value is a valid `Meta` (full validation). */

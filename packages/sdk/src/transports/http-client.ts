@@ -172,7 +172,7 @@ class HttpClientTransport implements Transport {
   async #retryingLater(open: () => Promise<StreamAnswer>): Promise<StreamAnswer> {
     for (let attempt = 1; ; attempt += 1) {
       const answer = await open();
-      const wait = retryLaterMs(answer.status, answer.retryAfter(), attempt);
+      const wait = retryLaterMs(answer.status, answer.header('retry-after'), attempt);
       if (wait === undefined || this.#closed) return answer;
       answer.discard();
       await waitUnlessAborted(wait, this.#abort.signal);
@@ -318,7 +318,7 @@ class HttpClientTransport implements Transport {
     const what = `POST ${typeof message?.method === 'string' ? message.method : 'answer'}`;
     let answer = await this.#short('POST', headers, json);
     for (let attempt = 1; ; attempt += 1) {
-      const wait = retryLaterMs(answer.status, answer.retryAfter(), attempt);
+      const wait = retryLaterMs(answer.status, answer.header('retry-after'), attempt);
       if (wait === undefined || this.#closed) break;
       answer.discard();
       await waitUnlessAborted(wait, this.#abort.signal);

@@ -29,7 +29,6 @@ function answerOf(response: IncomingMessage): StreamAnswer {
   return {
     status: response.statusCode ?? 0,
     setCookies: () => response.headers['set-cookie'] ?? [],
-    retryAfter: () => firstOf(response.headers['retry-after']),
     header: (name) => firstOf(response.headers[name.toLowerCase()]),
     text: (limit) =>
       new Promise((resolve, reject) => {

@@ -24,9 +24,7 @@ export interface ShortAnswer {
   status: number;
   /** Every `Set-Cookie` header, in order. */
   setCookies(): string[];
-  /** The `Retry-After` header, if any. */
-  retryAfter(): string | undefined;
-  /** A header by its name (any case); a repeated one gives its first value. */
+  /** A header by its name (any case; e.g. `Retry-After`); a repeated one gives its first value. */
   header(name: string): string | undefined;
   /** The body as text, cut at `limit` characters; reading it ends the response. */
   text(limit: number): Promise<string>;
@@ -85,7 +83,6 @@ function webAnswer(response: Response): StreamAnswer {
   return {
     status: response.status,
     setCookies: () => response.headers.getSetCookie?.() ?? [],
-    retryAfter: () => response.headers.get('retry-after') ?? undefined,
     header: (name) => response.headers.get(name) ?? undefined,
     text: (limit) => responseText(response, limit),
     discard: () => void response.body?.cancel().catch(() => undefined),

@@ -93,7 +93,7 @@ export async function* readSseData(
       const { value, done } = await reader.read();
       if (done) break;
       sse.push(decoder.decode(value, { stream: true }), collect);
-      while (events.length > 0) yield events.shift()!;
+      for (const data of events.splice(0)) yield data;
     }
   } finally {
     reader.cancel().catch(() => undefined);
