@@ -1,5 +1,5 @@
 import { type ChildProcess, execFileSync, spawn } from 'node:child_process';
-import { chownSync, closeSync, mkdtempSync, openSync, readFileSync, rmSync } from 'node:fs';
+import { chownSync, closeSync, mkdtempSync, openSync, readFileSync, realpathSync, rmSync } from 'node:fs';
 import { createServer } from 'node:net';
 import { join } from 'node:path';
 import pg from 'pg';
@@ -50,19 +50,38 @@ export async function freePort(): Promise<number> {
   return port;
 }
 
-async function waitAccepting(url: string, child: ChildProcess, log: () => string): Promise<void> {
+/** Thrown by a start whose port another process holds: the caller may try again on another port. */
+class PortTakenError extends Error {}
+
+async function waitAccepting(
+  url: string,
+  data: string,
+  child: ChildProcess,
+  log: () => string,
+): Promise<void> {
   const deadline = Date.now() + 60_000;
   for (;;) {
-    if (child.exitCode !== null) throw new Error(`postgres exited during start-up\n${log()}`);
+    if (child.exitCode !== null || child.signalCode !== null) {
+      const text = log();
+      if (/could not bind|address already in use/i.test(text))
+        throw new PortTakenError(`port taken\n${text}`);
+      throw new Error(`postgres exited during start-up\n${text}`);
+    }
     const client = new pg.Client({ connectionString: url, connectionTimeoutMillis: 2000 });
     client.on('error', () => undefined);
     try {
       await client.connect();
-      await client.query('SELECT 1');
+      // freePort() released the port before postgres bound it: another test's server may hold it now.
+      const reached = (await client.query<{ data_directory: string }>('SHOW data_directory')).rows[0]
+        ?.data_directory;
       await client.end();
+      if (reached !== undefined && realpathSync(reached) !== realpathSync(data)) {
+        throw new PortTakenError(`${url} reached another server (data directory ${reached})`);
+      }
       return;
     } catch (error) {
       await client.end().catch(() => undefined);
+      if (error instanceof PortTakenError) throw error;
       if (Date.now() > deadline) throw new Error(`postgres did not start: ${String(error)}\n${log()}`);
       await new Promise((resolve) => setTimeout(resolve, 100));
     }
@@ -93,6 +112,7 @@ function makeServer(
     url,
     log,
     async start() {
+      const before = log().length; // the log is appended to: judge this start by its own lines
       const fd = openSync(logFile, 'a', 0o600);
       if (owner) chownSync(logFile, owner.uid, owner.gid);
       const args = ['-D', data, '-c', `port=${port}`, '-c', 'listen_addresses=127.0.0.1'];
@@ -107,7 +127,7 @@ function makeServer(
       });
       closeSync(fd);
       child.unref();
-      await waitAccepting(url, child, log);
+      await waitAccepting(url, data, child, () => log().slice(before));
     },
     async kill() {
       const current = child;
@@ -140,7 +160,11 @@ function makeServer(
  * temporary directory of its own. `synchronous` makes every commit wait for the standby to apply
  * it (`synchronous_standby_names = '*'`, `synchronous_commit = remote_apply`).
  */
-export async function startReplicationPair(options: { synchronous: boolean }): Promise<ReplicationPair> {
+export async function startReplicationPair(options: {
+  synchronous: boolean;
+  /** Ports to try first (tests of the port race); a port found taken is replaced by a free one. */
+  ports?: { primary?: number; standby?: number };
+}): Promise<ReplicationPair> {
   const bindir = findPostgresBindir();
   if (bindir === undefined) throw new Error('no PostgreSQL binaries (apt-get install -y postgresql)');
   const owner = account();
@@ -208,17 +232,34 @@ export async function startReplicationPair(options: { synchronous: boolean }): P
     };
     // Only the primary waits for a standby: once promoted, the standby has none to wait for.
     const primarySettings = options.synchronous ? { ...settings, synchronous_standby_names: '*' } : settings;
-    const [primaryPort, standbyPort] = [await freePort(), await freePort()];
-    const primary = makeServer(bindir, primaryDir, primaryPort, primarySettings, owner);
-    servers.push(primary);
-    await primary.start();
+    // Each server starts on a fresh free port, again on another if the first was taken meanwhile.
+    const startOnFreePort = async (
+      dir: string,
+      serverSettings: Record<string, string>,
+      first: number | undefined,
+    ): Promise<PairServer> => {
+      for (let attempt = 1; ; attempt++) {
+        const port = attempt === 1 && first !== undefined ? first : await freePort();
+        const server = makeServer(bindir, dir, port, serverSettings, owner);
+        servers.push(server);
+        try {
+          await server.start();
+          return server;
+        } catch (error) {
+          if (!(error instanceof PortTakenError) || attempt === 3) throw error;
+          await server.kill();
+          servers.splice(servers.indexOf(server), 1);
+        }
+      }
+    };
+    const primary = await startOnFreePort(primaryDir, primarySettings, options.ports?.primary);
     execFileSync(
       join(bindir, 'pg_basebackup'),
       [
         '-h',
         '127.0.0.1',
         '-p',
-        String(primaryPort),
+        String(primary.port),
         '-U',
         'acp',
         '-D',
@@ -229,9 +270,7 @@ export async function startReplicationPair(options: { synchronous: boolean }): P
       ],
       { ...asOwner, cwd: standbyDir, stdio: 'ignore' },
     );
-    const standby = makeServer(bindir, standbyDir, standbyPort, settings, owner);
-    servers.push(standby);
-    await standby.start();
+    const standby = await startOnFreePort(standbyDir, settings, options.ports?.standby);
     if (options.synchronous) {
       // Wait until the standby is attached as synchronous, or the first commits would not wait.
       const client = new pg.Client({ connectionString: primary.url });
@@ -251,12 +290,23 @@ export async function startReplicationPair(options: { synchronous: boolean }): P
     return {
       primary,
       standby,
-      multiHostUrl: `postgres://acp@127.0.0.1:${primaryPort},127.0.0.1:${standbyPort}/postgres?target_session_attrs=read-write`,
+      multiHostUrl: `postgres://acp@127.0.0.1:${primary.port},127.0.0.1:${standby.port}/postgres?target_session_attrs=read-write`,
       promote() {
-        execFileSync(join(bindir, 'pg_ctl'), ['promote', '-w', '-D', standby.data], {
-          ...asOwner,
-          stdio: 'ignore',
-        });
+        const started = Date.now();
+        try {
+          // -t 180: a loaded CI machine may need longer than pg_ctl's default 60 s wait.
+          execFileSync(join(bindir, 'pg_ctl'), ['promote', '-w', '-t', '180', '-D', standby.data], {
+            ...asOwner,
+            stdio: ['ignore', 'pipe', 'pipe'],
+          });
+        } catch (error) {
+          const { stdout, stderr } = error as { stdout?: Buffer; stderr?: Buffer };
+          throw new Error(
+            `pg_ctl promote failed after ${Date.now() - started} ms: ${String(stdout ?? '')}${String(stderr ?? '')}\n` +
+              `standby log (end):\n${standby.log().slice(-4000)}`,
+          );
+        }
+        if (process.env.ACP_PG_PAIR_TRACE) console.log(`promote took ${Date.now() - started} ms`);
       },
       stop,
     };
