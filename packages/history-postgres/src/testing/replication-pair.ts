@@ -155,6 +155,43 @@ function makeServer(
   return server;
 }
 
+/** Waits until the primary's standby is attached as synchronous, or the first commits would not wait. */
+async function waitUntilSynchronous(primaryUrl: string): Promise<void> {
+  const client = new pg.Client({ connectionString: primaryUrl });
+  await client.connect();
+  try {
+    const deadline = Date.now() + 60_000;
+    while (
+      (await client.query(`SELECT 1 FROM pg_stat_replication WHERE sync_state = 'sync'`)).rowCount === 0
+    ) {
+      if (Date.now() > deadline) throw new Error('the standby never became synchronous');
+      await new Promise((resolve) => setTimeout(resolve, 100));
+    }
+  } finally {
+    await client.end();
+  }
+}
+
+/**
+ * `pg_ctl promote -w` on the standby, waiting up to 180 s (a loaded CI machine may need more than
+ * pg_ctl's default 60 s). A failure throws with pg_ctl's own words and the end of the standby's log.
+ */
+function promoteStandby(bindir: string, standby: PairServer, asOwner: { uid?: number; gid?: number }): void {
+  const started = Date.now();
+  try {
+    execFileSync(join(bindir, 'pg_ctl'), ['promote', '-w', '-t', '180', '-D', standby.data], {
+      ...asOwner,
+      stdio: ['ignore', 'pipe', 'pipe'],
+    });
+  } catch (error) {
+    const { stdout, stderr } = error as { stdout?: Buffer; stderr?: Buffer };
+    throw new Error(
+      `pg_ctl promote failed after ${Date.now() - started} ms: ${String(stdout ?? '')}${String(stderr ?? '')}\n` +
+        `standby log (end):\n${standby.log().slice(-4000)}`,
+    );
+  }
+}
+
 /**
  * Starts a primary on 127.0.0.1 and a standby streaming from it (`pg_basebackup -R`), each in a
  * temporary directory of its own. `synchronous` makes every commit wait for the standby to apply
@@ -271,43 +308,12 @@ export async function startReplicationPair(options: {
       { ...asOwner, cwd: standbyDir, stdio: 'ignore' },
     );
     const standby = await startOnFreePort(standbyDir, settings, options.ports?.standby);
-    if (options.synchronous) {
-      // Wait until the standby is attached as synchronous, or the first commits would not wait.
-      const client = new pg.Client({ connectionString: primary.url });
-      await client.connect();
-      try {
-        const deadline = Date.now() + 60_000;
-        while (
-          (await client.query(`SELECT 1 FROM pg_stat_replication WHERE sync_state = 'sync'`)).rowCount === 0
-        ) {
-          if (Date.now() > deadline) throw new Error('the standby never became synchronous');
-          await new Promise((resolve) => setTimeout(resolve, 100));
-        }
-      } finally {
-        await client.end();
-      }
-    }
+    if (options.synchronous) await waitUntilSynchronous(primary.url);
     return {
       primary,
       standby,
       multiHostUrl: `postgres://acp@127.0.0.1:${primary.port},127.0.0.1:${standby.port}/postgres?target_session_attrs=read-write`,
-      promote() {
-        const started = Date.now();
-        try {
-          // -t 180: a loaded CI machine may need longer than pg_ctl's default 60 s wait.
-          execFileSync(join(bindir, 'pg_ctl'), ['promote', '-w', '-t', '180', '-D', standby.data], {
-            ...asOwner,
-            stdio: ['ignore', 'pipe', 'pipe'],
-          });
-        } catch (error) {
-          const { stdout, stderr } = error as { stdout?: Buffer; stderr?: Buffer };
-          throw new Error(
-            `pg_ctl promote failed after ${Date.now() - started} ms: ${String(stdout ?? '')}${String(stderr ?? '')}\n` +
-              `standby log (end):\n${standby.log().slice(-4000)}`,
-          );
-        }
-        if (process.env.ACP_PG_PAIR_TRACE) console.log(`promote took ${Date.now() - started} ms`);
-      },
+      promote: () => promoteStandby(bindir, standby, asOwner),
       stop,
     };
   } catch (error) {
