@@ -89,9 +89,14 @@ export async function openDatabase(
   try {
     await refuseTransactionPooling(Client, clientConfig, location);
     const client = await pool.connect();
+    // A checked-out client has no pool listener: a connection lost during the migration must fail
+    // it (the query rejects), not end the process through an unheard 'error' event.
+    const ignore = (): void => undefined;
+    client.on('error', ignore);
     try {
       await migrate(client, schema, location);
     } finally {
+      client.removeListener('error', ignore);
       client.release();
     }
     return { pool, schema, s, location, clientConfig, Client, hosts };

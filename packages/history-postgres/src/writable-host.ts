@@ -191,13 +191,18 @@ export function writableClientClass(hosts: WritableHost): typeof pg.Client {
       const target = await hosts.current();
       this.host = target.host;
       this.port = target.port;
+      // Listening before the connection exists: the server's first packet can hold its
+      // ReadyForQuery and, right behind it, a FATAL error (a server dying as the connection is made),
+      // and pg emits that error while parsing the same packet, before `connect()`'s caller resumes.
+      // Without a listener that 'error' event would end the process. While connecting, pg hands
+      // errors to the connect callback instead, so `lost` is not told twice.
+      this.on('error', (error: Error) => hosts.lost(target, error.message));
       try {
         await super.connect();
       } catch (error) {
         hosts.lost(target, error instanceof Error ? error.message : String(error));
         throw error;
       }
-      this.on('error', (error: Error) => hosts.lost(target, error.message));
       this.on('end', () => {
         // Ended by us (a pool closing it) is no sign of trouble; ended by the server or the network is.
         if (!(this as unknown as { _ending?: boolean })._ending) hosts.lost(target, 'connection ended');
