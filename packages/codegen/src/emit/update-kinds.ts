@@ -6,7 +6,7 @@ import { type EmittedFile, generatedHeader } from './emitted-file.js';
 import { createProject, docText, printSourceFile, quote } from './ts-project.js';
 
 /** The notification whose `update` union the tables describe. */
-const UPDATE_METHOD = 'session/update';
+export const UPDATE_METHOD = 'session/update';
 
 /** One row of the update-kind table, as derived from the schema. */
 export interface UpdateKindRow {

@@ -816,6 +816,10 @@ export function validate<N extends DefinitionName>(name: N, value: unknown): Val
 
 /** Validates the params of a method by its wire name; `undefined` when the schema defines no params for that method. Omitted params (`undefined`) of a method whose params require no property are valid and read as `{}` (JSON-RPC 2.0 lets a request omit `params`): the result's `value` is then `{}`. */
 export function validateParams(method: string, params: unknown): ValidationResult<unknown> | undefined {
+  if (method === 'session/update') {
+    return checks.SessionNotification(params) ? { ok: true, value: params } : runValidator<unknown>(VALIDATORS.SessionNotification, params);
+  }
+
   const definition = PARAMS.get(method);
   if (definition === undefined) return undefined;
   return decide<unknown>(definition.check, definition.validator, params === undefined && OPTIONAL_PARAMS.has(method) ? {} : params);
