@@ -184,18 +184,21 @@ export class NesPanel {
       const applied = applySuggestion(this.#state.text, s);
       if (applied === undefined) throw new Error(`a ${s.kind} suggestion cannot be applied here; reject it`);
       this.#state.suggestions = this.#state.suggestions.filter((x) => x !== s);
-      await client.accept(sessionId, s.suggestionId);
       const change = textChange(this.#state.text, applied.text);
+      // The editor and the panel's copy of its text change together, before the first await: an
+      // edit typed while the agent answers is then a change against this text, with the next
+      // version, and goes out after this one (it waits in the queue this step runs in).
       editor.value = applied.text;
       editor.setSelectionRange(applied.cursor, applied.cursor);
       editor.focus();
-      if (change !== undefined) {
-        // The other suggestions were for the text before this one.
-        await this.#rejectAll('ignored');
-        this.#state.text = applied.text;
-        this.#state.version += 1;
-        await client.change(sessionId, this.#uri(), this.#state.version, [change]);
-      }
+      // The other suggestions were for the text before this one.
+      const outdated = change === undefined ? [] : this.#state.suggestions.splice(0);
+      const version = change === undefined ? undefined : ++this.#state.version;
+      if (change !== undefined) this.#state.text = applied.text;
+      await client.accept(sessionId, s.suggestionId);
+      for (const o of outdated) await client.reject(sessionId, o.suggestionId, 'ignored');
+      if (change !== undefined && version !== undefined)
+        await client.change(sessionId, this.#uri(), version, [change]);
       this.#app.say(`accepted ${s.suggestionId} (${s.kind})`);
       clearTimeout(this.#timer);
       this.#timer = setTimeout(
