@@ -343,29 +343,8 @@ export class HttpEndpoint {
     address: string,
     reply: (status: number, body?: string, headers?: Record<string, string>) => void,
   ): Promise<void> {
-    const release = this.#context.guard.limiter.acquire(address);
-    const connectionId = randomBytes(32).toString('base64url');
-    const connection = new HttpConnection({
-      id: connectionId,
-      streamLimitBytes: this.#streamLimit,
-      maxStreams: this.#context.guard.limits.maxSessionsPerConnection + 1,
-      idleTimeoutMs: this.#idleTimeoutMs,
-      onEnd: () => {
-        this.#connections.delete(connectionId);
-        if (this.#connections.size === 0 && this.#keepAliveTimer !== undefined) {
-          clearInterval(this.#keepAliveTimer);
-          this.#keepAliveTimer = undefined;
-        }
-        release();
-      },
-    });
-    this.#connections.set(connectionId, connection);
-    if (this.#keepAliveTimer === undefined) {
-      this.#keepAliveTimer = setInterval(() => {
-        for (const open of this.#connections.values()) open.keepAlive();
-      }, this.#keepAliveMs);
-      this.#keepAliveTimer.unref?.();
-    }
+    const connection = this.#track(address);
+    const connectionId = connection.id;
     // The response's 'close' (not the request's: that fires once its body was read) says the
     // client went away; before the answer is sent that means it abandoned the handshake.
     const gone = (): void => {
@@ -406,6 +385,39 @@ export class HttpEndpoint {
       ...(this.#cookie ? { 'Set-Cookie': this.#cookie } : {}),
       'Cache-Control': 'no-store',
     });
+  }
+
+  /**
+   * Opens a connection for `address` and keeps it until it ends. Its own function: the callback
+   * that forgets it lives as long as the connection, and a closure keeps every variable of the
+   * scope it was made in that any closure there uses. Made beside the initialize exchange, it
+   * kept that exchange's request and response (kilobytes each) for the connection's whole life.
+   */
+  #track(address: string): HttpConnection {
+    const release = this.#context.guard.limiter.acquire(address);
+    const connectionId = randomBytes(32).toString('base64url');
+    const connection = new HttpConnection({
+      id: connectionId,
+      streamLimitBytes: this.#streamLimit,
+      maxStreams: this.#context.guard.limits.maxSessionsPerConnection + 1,
+      idleTimeoutMs: this.#idleTimeoutMs,
+      onEnd: () => {
+        this.#connections.delete(connectionId);
+        if (this.#connections.size === 0 && this.#keepAliveTimer !== undefined) {
+          clearInterval(this.#keepAliveTimer);
+          this.#keepAliveTimer = undefined;
+        }
+        release();
+      },
+    });
+    this.#connections.set(connectionId, connection);
+    if (this.#keepAliveTimer === undefined) {
+      this.#keepAliveTimer = setInterval(() => {
+        for (const open of this.#connections.values()) open.keepAlive();
+      }, this.#keepAliveMs);
+      this.#keepAliveTimer.unref?.();
+    }
+    return connection;
   }
 
   async #get(
