@@ -99,6 +99,11 @@ export interface AcpHandlerHooks {
 
 const remoteAddressOf = (request: HttpRequest): string => request.socket?.remoteAddress ?? 'unknown';
 
+/** An `'error'` listener that destroys the socket it was emitted on (`this`). */
+function destroySocket(this: Socket): void {
+  this.destroy();
+}
+
 /**
  * Makes a mountable ACP endpoint: the Node `(req, res)` and `upgrade` handlers and a fetch-style
  * handler of {@link AcpHandler}, sharing one set of connections and limits. Every request passes
@@ -114,6 +119,7 @@ const remoteAddressOf = (request: HttpRequest): string => request.socket?.remote
  * hono.all('/acp', (c) => acp.fetch(c.req.raw));   // Hono
  * ```
  */
+
 export function createAcpHandler(options: AcpHandlerOptions): AcpHandler {
   if (options.noAuth && options.host === undefined) {
     throw new Error(
@@ -188,7 +194,9 @@ export function buildAcpHandler(options: AcpHandlerOptions, hooks: AcpHandlerHoo
       refuseSocket(socket, status, reason, headers);
       report(address, status, reason, origin);
     };
-    socket.on('error', () => socket.destroy());
+    // Not a closure: one made here would keep this scope, the upgrade request with it, as long as
+    // the socket lives.
+    socket.on('error', destroySocket);
     if (request.headers.upgrade?.toLowerCase() !== 'websocket') {
       refuse(400, 'only Upgrade: websocket is served');
       return;
