@@ -14,6 +14,7 @@ import {
   type HttpResponse,
 } from './http-endpoint.js';
 import { limitSessions } from './session-limit.js';
+import { destroySocket } from './socket-listeners.js';
 import { webSocketTransport } from './websocket.js';
 import type { HandshakeRefusal, WebSocketServerOptions } from './websocket-server.js';
 import { ACP_KIT_PROTOCOL } from './websocket-token.js';
@@ -98,11 +99,6 @@ export interface AcpHandlerHooks {
 }
 
 const remoteAddressOf = (request: HttpRequest): string => request.socket?.remoteAddress ?? 'unknown';
-
-/** An `'error'` listener that destroys the socket it was emitted on (`this`). */
-function destroySocket(this: Socket): void {
-  this.destroy();
-}
 
 /**
  * Makes a mountable ACP endpoint: the Node `(req, res)` and `upgrade` handlers and a fetch-style

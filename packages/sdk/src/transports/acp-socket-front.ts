@@ -16,6 +16,7 @@ import type { ResolvedConnectionLimits } from './connection-limits.js';
 import { refuseUnread } from './handshake-guard.js';
 import type { HttpRequest } from './http-endpoint.js';
 import { PendingSockets, type PeerSocket, peerKey } from './pending-sockets.js';
+import { destroySocket } from './socket-listeners.js';
 import type { WebSocketTlsOptions } from './websocket-server.js';
 
 const HTTP2_PREFACE = 'PRI * HTTP/2.0';
@@ -99,11 +100,31 @@ export class AcpSocketFront implements Required<AcpHandlerHooks> {
   #dispatching: string | undefined;
   #dispatchingPeer: string | undefined;
   #openSockets = 0;
+  /** The handshake timer of each cleartext socket whose first bytes have not come yet. */
+  readonly #sniffing = new Map<Socket, ReturnType<typeof setTimeout>>();
+  /**
+   * The one `'close'` listener of every admitted socket (`this` is the socket), shared by all of
+   * them. A closure per socket and per concern (budget, pending count, open set, handshake timer)
+   * was five listeners, each with its once-wrapper, bound function and scope: over a kilobyte a
+   * socket kept while open (issue #42's heap snapshot; a Streamable HTTP session holds about three
+   * sockets).
+   */
+  readonly #closed: (this: Socket) => void;
+  /** The `'close'` listener of a TLS socket, which runs over an admitted TCP one. */
+  readonly #tlsClosed: (this: Socket) => void;
 
   constructor(tls: WebSocketTlsOptions | undefined, limits: ResolvedConnectionLimits) {
     this.#secure = tls !== undefined;
     this.#limits = limits;
     this.#pending = new PendingSockets(limits.maxPendingHandshakes, limits.maxPendingPerAddress);
+    const forget = (socket: Socket): void => this.#forget(socket);
+    const sockets = this.#sockets;
+    this.#closed = function (this: Socket) {
+      forget(this);
+    };
+    this.#tlsClosed = function (this: Socket) {
+      sockets.delete(this);
+    };
     this.http1 = createHttpServer(http1Options(limits));
     this.h2 = createH2Server({ maxSessionMemory: 16 });
     this.h2.on('session', (session) => {
@@ -172,9 +193,7 @@ export class AcpSocketFront implements Required<AcpHandlerHooks> {
             : 'too many sockets waiting to authenticate, from this address or in total: retry later';
       if (refusal === undefined) {
         this.#openSockets += 1;
-        socket.once('close', () => {
-          this.#openSockets -= 1;
-        });
+        socket.on('close', this.#closed);
         return;
       }
       this.#refused.add(socket);
@@ -183,14 +202,30 @@ export class AcpSocketFront implements Required<AcpHandlerHooks> {
     });
   }
 
+  /**
+   * An admitted socket closed: it leaves the budget, the pending count (its peer key was read, and
+   * so kept by the socket, when it was admitted), the open set and the handshake clock.
+   */
+  #forget(socket: Socket): void {
+    this.#openSockets -= 1;
+    this.#pending.settle(peerKey(socket));
+    this.#sockets.delete(socket);
+    const timer = this.#sniffing.get(socket);
+    if (timer !== undefined) {
+      clearTimeout(timer);
+      this.#sniffing.delete(socket);
+    }
+  }
+
   /** Reads a cleartext socket's first bytes: the HTTP/2 preface sends it to HTTP/2, anything else to HTTP/1.1. */
   #sniff(socket: Socket): void {
     if (socket.destroyed || this.#refused.has(socket)) return;
     const timer = setTimeout(() => socket.destroy(), this.#limits.handshakeTimeoutMs);
-    socket.once('error', () => socket.destroy());
-    socket.once('close', () => clearTimeout(timer));
+    this.#sniffing.set(socket, timer);
+    socket.on('error', destroySocket);
     socket.once('data', (chunk: Buffer) => {
       clearTimeout(timer);
+      this.#sniffing.delete(socket);
       socket.pause();
       if (chunk.toString('latin1', 0, HTTP2_PREFACE.length) !== HTTP2_PREFACE) {
         socket.unshift(chunk);
@@ -201,7 +236,6 @@ export class AcpSocketFront implements Required<AcpHandlerHooks> {
       // The HTTP/2 core reads a net socket's handle natively, past anything unshifted into
       // the JS stream: hand it a stream that starts with the bytes already read.
       this.#sockets.add(socket);
-      socket.once('close', () => this.#sockets.delete(socket));
       this.#dispatching = socket.remoteAddress ?? 'unknown';
       this.#dispatchingPeer = peerKey(socket);
       try {
@@ -216,7 +250,8 @@ export class AcpSocketFront implements Required<AcpHandlerHooks> {
   /** Hands a socket to the HTTP/2 server or the HTTP/1.1 one. */
   #dispatch(socket: Socket, toH2: boolean): void {
     this.#sockets.add(socket);
-    socket.once('close', () => this.#sockets.delete(socket));
+    // A cleartext socket is the admitted one, forgotten by its own close listener.
+    if (this.#secure) socket.on('close', this.#tlsClosed);
     if (!toH2) return void this.http1.emit('connection', socket);
     this.#dispatchingPeer = peerKey(socket);
     try {

@@ -2,7 +2,6 @@
 export interface PeerSocket {
   readonly remoteAddress?: string | undefined;
   readonly remotePort?: number | undefined;
-  once(event: 'close', listener: () => void): unknown;
 }
 
 /**
@@ -50,7 +49,6 @@ export class PendingSockets {
     const key = peerKey(socket);
     this.#pending.set(key, address);
     this.#perAddress.set(address, held + 1);
-    socket.once('close', () => this.settle(key));
     return true;
   }
 
