@@ -129,12 +129,21 @@ interface Backgrounded {
 const FINAL_STATUSES = new Set(['completed', 'failed', 'cancelled']);
 
 /**
+ * A tool call or terminal that has ended, as its registry keeps it: whether it advertised cancel
+ * (a cancel of it is still answered as before), without its signals. A session of hours may run
+ * thousands of tool calls, and each one's two abort controllers, their signals and listeners would
+ * otherwise stay until the session is closed.
+ */
+type Ended = boolean;
+
+/**
  * The tool calls and terminals of one live session, by ID, for `tool_call/cancel` and
- * `terminal/cancel`. Entries stay until the session is closed (IDs are never reused).
+ * `terminal/cancel`. IDs stay until the session is closed (they are never reused); an entry lets
+ * go of its signals once its work has ended.
  */
 export class WorkRegistry {
-  readonly #toolCalls = new Map<string, Cancellable>();
-  readonly #terminals = new Map<string, Cancellable>();
+  readonly #toolCalls = new Map<string, Cancellable | Ended>();
+  readonly #terminals = new Map<string, Cancellable | Ended>();
   /** Terminals whose exit status was reported. */
   readonly #exited = new Set<string>();
   /** Work moved to the background, in the order it moved. */
@@ -204,6 +213,7 @@ export class WorkRegistry {
       await sink.update({ sessionUpdate: 'tool_call_update', toolCallId, ...more } as ToolCallUpdate, retain);
       observe(more);
       if (this.#background.has(work)) await sink.backgroundChanged();
+      if (work.ended()) end(this.#toolCalls, toolCallId, entry);
     };
     observe(fields);
     await sink.update(
@@ -215,6 +225,7 @@ export class WorkRegistry {
       } as ToolCallUpdate,
       retain,
     );
+    if (work.ended()) end(this.#toolCalls, toolCallId, entry);
     const content = async (more: ToolCallContent): Promise<void> => {
       await sink.update({ sessionUpdate: 'tool_call_content_chunk', toolCallId, content: more }, retain);
       if (!isTerminalContent(more)) return;
@@ -259,6 +270,7 @@ export class WorkRegistry {
       await sink.update({ sessionUpdate: 'terminal_update', terminalId, ...more } as TerminalUpdate, retain);
       if (more.exitStatus === undefined || more.exitStatus === null) return;
       this.#exited.add(terminalId);
+      end(this.#terminals, terminalId, entry);
       // A backgrounded tool call listed as this terminal may end with it too.
       if (this.#background.size > 0) await sink.backgroundChanged();
     };
@@ -272,6 +284,7 @@ export class WorkRegistry {
       } as TerminalUpdate,
       retain,
     );
+    if (this.#exited.has(terminalId)) end(this.#terminals, terminalId, entry);
     const output = (data: string): Promise<void> =>
       sink.update({ sessionUpdate: 'terminal_output_chunk', terminalId, data }, retain);
     // In the background, the terminal's reports go through its own bounded queue (see TaskQueue).
@@ -302,7 +315,7 @@ export class WorkRegistry {
   /** Aborts everything still running (the session was closed). */
   abortAll(reason: unknown): void {
     for (const entry of [...this.#toolCalls.values(), ...this.#terminals.values()])
-      entry.controller.abort(reason);
+      if (typeof entry !== 'boolean') entry.controller.abort(reason);
   }
 }
 
@@ -321,19 +334,29 @@ function cancellable(turn: AbortSignal, advertised: boolean): Cancellable {
   };
 }
 
+/**
+ * Work of `id` has ended: its entry becomes {@link Ended}, and its signal no longer listens to the
+ * turn's (whose listeners would keep it, and through it the handle, for as long as the turn's
+ * signal lives).
+ */
+function end(entries: Map<string, Cancellable | Ended>, id: string, entry: Cancellable): void {
+  entry.detach();
+  entries.set(id, entry.cancellable);
+}
+
 function isTerminalContent(value: unknown): value is { type: 'terminal'; terminalId: string } {
   const content = value as { type?: unknown; terminalId?: unknown } | null;
   return content?.type === 'terminal' && typeof content.terminalId === 'string';
 }
 
-function cancel(entry: Cancellable | undefined, what: string, pointer: string, id: string): void {
+function cancel(entry: Cancellable | Ended | undefined, what: string, pointer: string, id: string): void {
   if (entry === undefined) {
     throw new RpcError(ErrorCodes.ResourceNotFound, `No ${what} ${JSON.stringify(id)} in this session`, {
       pointer,
       [what === 'terminal' ? 'terminalId' : 'toolCallId']: id,
     });
   }
-  if (!entry.cancellable) {
+  if (!(typeof entry === 'boolean' ? entry : entry.cancellable)) {
     throw new RpcError(
       ErrorCodes.InvalidParams,
       `The ${what} ${JSON.stringify(id)} does not advertise the cancel capability`,
@@ -343,6 +366,8 @@ function cancel(entry: Cancellable | undefined, what: string, pointer: string, i
       },
     );
   }
+  // An ended one has nothing left to stop: the cancel is answered, as it was while it ran.
+  if (typeof entry === 'boolean') return;
   entry.controller.abort(
     new RpcError(ErrorCodes.RequestCancelled, `The ${what} was cancelled by the client.`),
   );
