@@ -115,7 +115,6 @@ const remoteAddressOf = (request: HttpRequest): string => request.socket?.remote
  * hono.all('/acp', (c) => acp.fetch(c.req.raw));   // Hono
  * ```
  */
-
 export function createAcpHandler(options: AcpHandlerOptions): AcpHandler {
   if (options.noAuth && options.host === undefined) {
     throw new Error(

@@ -192,13 +192,16 @@ export class NesPanel {
       editor.setSelectionRange(applied.cursor, applied.cursor);
       editor.focus();
       // The other suggestions were for the text before this one.
-      const outdated = change === undefined ? [] : this.#state.suggestions.splice(0);
-      const version = change === undefined ? undefined : ++this.#state.version;
-      if (change !== undefined) this.#state.text = applied.text;
+      const edit =
+        change === undefined
+          ? undefined
+          : { change, version: ++this.#state.version, outdated: this.#state.suggestions.splice(0) };
+      if (edit !== undefined) this.#state.text = applied.text;
       await client.accept(sessionId, s.suggestionId);
-      for (const o of outdated) await client.reject(sessionId, o.suggestionId, 'ignored');
-      if (change !== undefined && version !== undefined)
-        await client.change(sessionId, this.#uri(), version, [change]);
+      if (edit !== undefined) {
+        for (const o of edit.outdated) await client.reject(sessionId, o.suggestionId, 'ignored');
+        await client.change(sessionId, this.#uri(), edit.version, [edit.change]);
+      }
       this.#app.say(`accepted ${s.suggestionId} (${s.kind})`);
       clearTimeout(this.#timer);
       this.#timer = setTimeout(
