@@ -26,7 +26,22 @@ export function isStorableText(text: string): boolean {
  * {@link findUnstorableText} without building a pointer per node, which only a refusal needs.
  */
 export function allStorable(value: unknown): boolean {
-  const stack: unknown[] = [value];
+  // One stack for every call (it never yields): a streamed chunk is checked without an allocation.
+  const stack = STACK;
+  stack.push(value);
+  try {
+    return walkStorable(stack);
+  } finally {
+    // Emptied only after a refusal: an array set to length 0 lets go of its backing store.
+    if (stack.length > 0) stack.length = 0;
+  }
+}
+
+/** The stack {@link allStorable} walks with, empty between calls. */
+const STACK: unknown[] = [];
+
+/** Pops `stack` until it is empty (true) or holds a string that is not storable (false). */
+function walkStorable(stack: unknown[]): boolean {
   while (stack.length > 0) {
     const node = stack.pop();
     if (typeof node === 'string') {

@@ -56,11 +56,15 @@ import type {
   RequestMapOf,
 } from './method-maps.js';
 import { DEFAULT_MAX_MESSAGE_BYTES, excerpt, type FrameError } from './ndjson.js';
+import { notificationHead } from './notification-head.js';
 import { OutgoingRequests } from './outgoing-requests.js';
 import { Outbox } from './outbox.js';
 import { exactIdText, serialize, type WireId } from './serialize.js';
 import type { Disposable, Transport, WriteNote } from './transport.js';
 import { noValidation, type Validator } from './validation.js';
+
+/** What an outgoing message shows listeners when there are none: nothing. */
+const NOT_TAPPED: readonly RpcMessage[] = Object.freeze([]);
 
 /**
  * A JSON-RPC 2.0 connection over any {@link Transport}, typed by four method maps: requests and
@@ -310,12 +314,11 @@ export class Connection<
     note?: WriteNote,
   ): Promise<void> {
     if (this.#closedWith) return Promise.reject(this.#closedWith);
-    const message: RpcNotification = { jsonrpc: '2.0', method, params };
-    return this.#outbox.write(
-      `{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":${paramsJson}}`,
-      [message],
-      note,
-    );
+    // The message object is made only for listeners of outgoing messages (the outbox fires none else).
+    const tapped: readonly RpcMessage[] = this.#messages.empty
+      ? NOT_TAPPED
+      : [{ jsonrpc: '2.0', method, params }];
+    return this.#outbox.write(`${notificationHead(method)}${paramsJson}}`, tapped, note);
   }
 
   /**
@@ -327,7 +330,7 @@ export class Connection<
    */
   sendSerializedNotifications(method: string, items: readonly SerializedNotification[]): Promise<void> {
     if (this.#closedWith) return Promise.reject(this.#closedWith);
-    const head = `{"jsonrpc":"2.0","method":${JSON.stringify(method)},"params":`;
+    const head = notificationHead(method);
     const jsons = items.map(({ paramsJson }) => `${head}${paramsJson}}`);
     const tapped: RpcMessage[] = this.#messages.empty
       ? []

@@ -12,6 +12,8 @@ interface Cursor {
   last: Promise<unknown> | undefined;
   /** When its backlog last went over {@link PACING_BYTES} (undefined while under). */
   behindSince: number | undefined;
+  /** What a failed send to the client runs (made once per client, not once per update). */
+  readonly failed: () => void;
 }
 
 /** A log entry waiting for a client that receives a replay: the update and its seq. */
@@ -40,8 +42,12 @@ export class SessionDelivery {
   readonly #maxHeld: number;
   readonly #cursors = new Map<ClientPeer, Cursor>();
 
+  /** `{"sessionId":…,"update":` of this session: what every update's params start with. */
+  readonly #ownHead: string;
+
   constructor(sessionId: SessionId, maxHeld: number) {
     this.#sessionId = sessionId;
+    this.#ownHead = `{"sessionId":${JSON.stringify(sessionId)},"update":`;
     this.#maxHeld = maxHeld;
   }
 
@@ -61,10 +67,10 @@ export class SessionDelivery {
     let paramsJson: string | undefined;
     for (const [peer, cursor] of this.#cursors) {
       if (cursor.held === undefined) {
-        paramsJson ??= `{"sessionId":${JSON.stringify(params.sessionId)},"update":${
+        paramsJson ??= `${this.#paramsHead(params.sessionId)}${
           checkedUpdateJson(params.update) ?? JSON.stringify(params.update)
         }}`;
-        this.#send(peer, params, seq, paramsJson);
+        this.#send(peer, params, seq, paramsJson, cursor);
       } else if (cursor.held.length < this.#maxHeld) cursor.held.push({ params, seq });
       else this.#tooSlow(peer);
     }
@@ -82,19 +88,39 @@ export class SessionDelivery {
   }
 
   /** Hands one log entry's update to a client's connection; never waits for it to be written. */
-  #send(peer: ClientPeer, params: SessionNotification, seq: number, paramsJson?: string): void {
+  #send(
+    peer: ClientPeer,
+    params: SessionNotification,
+    seq: number,
+    paramsJson?: string,
+    cursor = this.#cursors.get(peer),
+  ): void {
     if (!peer.open) {
       this.detach(peer);
       return;
     }
     const sent = peer.notify(params, paramsJson, seq);
-    const cursor = this.#cursors.get(peer);
-    if (cursor) cursor.last = sent;
-    sent.catch(() => {
-      // A client whose connection failed (closed, or its queue full) is detached; the update itself
-      // fitted every attached client's limit when it was appended.
-      if (!peer.open) this.detach(peer);
-    });
+    if (cursor === undefined) {
+      sent.catch(() => this.#failed(peer));
+      return;
+    }
+    cursor.last = sent;
+    sent.catch(cursor.failed);
+  }
+
+  /**
+   * A write to `peer` failed: a client whose connection failed (closed, or its queue full) is
+   * detached; the update itself fitted every attached client's limit when it was appended.
+   */
+  #failed(peer: ClientPeer): void {
+    if (!peer.open) this.detach(peer);
+  }
+
+  /** `{"sessionId":…,"update":` for params of `sessionId`: made once for this session's own. */
+  #paramsHead(sessionId: SessionId): string {
+    return sessionId === this.#sessionId
+      ? this.#ownHead
+      : `{"sessionId":${JSON.stringify(sessionId)},"update":`;
   }
 
   #tooSlow(peer: ClientPeer): void {
@@ -122,6 +148,7 @@ export class SessionDelivery {
       released: [],
       last: undefined,
       behindSince: undefined,
+      failed: () => this.#failed(peer),
     });
   }
 

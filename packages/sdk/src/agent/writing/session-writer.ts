@@ -14,6 +14,14 @@ export function checkWriteBehind(limits: WriteBehindLimits, name = 'writeBehind'
   }
 }
 
+/** What every write-behind call answered at once resolves with: one settled promise for all. */
+const ANSWERED: Promise<undefined> = Promise.resolve(undefined);
+
+const noop = (): void => undefined;
+
+/** The calls of no append. */
+const NO_CALLS: readonly Pending[] = [];
+
 /** One call waiting to be written. */
 interface Pending {
   readonly entries: readonly NewLogEntry[];
@@ -61,6 +69,11 @@ export class SessionWriter {
   readonly #waiting: Pending[] = [];
   /** A failed write of updates written behind, not yet reported to the agent. */
   #failure: { error: unknown } | undefined;
+  /** The calls of the append in flight (one at a time), for its two callbacks below. */
+  #group: readonly Pending[] = NO_CALLS;
+  // Made once per writer, not once per append: a streaming turn appends every chunk.
+  readonly #onWritten = (range: SeqRange): void => this.#written(this.#takeGroup(), range);
+  readonly #onFailed = (error: unknown): void => this.#failed(this.#takeGroup(), error);
 
   constructor(append: (entries: readonly NewLogEntry[]) => Promise<SeqRange>, limits?: WriteBehindLimits) {
     this.#append = append;
@@ -85,6 +98,25 @@ export class SessionWriter {
     }
     const alone = entries.some((entry) => entry.claim !== undefined);
     const writeBehind = behind && !alone && this.#limits !== undefined;
+    // The hot path (a streamed chunk within the limits, nothing waiting before it): answered now,
+    // with one promise shared by all such calls instead of a promise and two callbacks each.
+    if (writeBehind && this.#waiting.length === 0 && this.#fits(entries.length, bytes)) {
+      this.#aheadEntries += entries.length;
+      this.#aheadBytes += bytes;
+      this.#queue.push({
+        entries,
+        bytes,
+        behind: true,
+        range: false,
+        alone: false,
+        answered: true,
+        ahead: true,
+        resolve: noop,
+        reject: noop,
+      });
+      this.#pump();
+      return ANSWERED;
+    }
     return new Promise<SeqRange | undefined>((resolve, reject) => {
       const call: Pending = {
         entries,
@@ -107,18 +139,22 @@ export class SessionWriter {
   }
 
   /**
-   * Answers the calls written behind that now fit within the limits, in call order (one alone
-   * always fits, however large: it is the only one ahead).
+   * Whether a call of `entries` entries and `bytes` bytes fits ahead of the log: within the limits,
+   * or alone (one always fits, however large: it is the only one ahead).
    */
-  #answerWaiting(): void {
+  #fits(entries: number, bytes: number): boolean {
     const limits = this.#limits!;
+    return (
+      this.#aheadEntries === 0 ||
+      (this.#aheadEntries + entries <= limits.entries && this.#aheadBytes + bytes <= limits.bytes)
+    );
+  }
+
+  /** Answers the calls written behind that now fit within the limits, in call order. */
+  #answerWaiting(): void {
     while (this.#waiting.length > 0) {
       const call = this.#waiting[0]!;
-      const fits =
-        this.#aheadEntries === 0 ||
-        (this.#aheadEntries + call.entries.length <= limits.entries &&
-          this.#aheadBytes + call.bytes <= limits.bytes);
-      if (!fits) return;
+      if (!this.#fits(call.entries.length, call.bytes)) return;
       this.#waiting.shift();
       this.#aheadEntries += call.entries.length;
       this.#aheadBytes += call.bytes;
@@ -139,10 +175,15 @@ export class SessionWriter {
     } catch (error) {
       appended = Promise.reject(error);
     }
-    appended.then(
-      (range) => this.#written(group, range),
-      (error: unknown) => this.#failed(group, error),
-    );
+    this.#group = group;
+    appended.then(this.#onWritten, this.#onFailed);
+  }
+
+  /** The in-flight append's calls, let go of by the writer (it keeps none once they are answered). */
+  #takeGroup(): readonly Pending[] {
+    const group = this.#group;
+    this.#group = NO_CALLS;
+    return group;
   }
 
   /** The next group: the head call alone if it claims a message, else the calls up to the next that does. */
