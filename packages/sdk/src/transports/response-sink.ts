@@ -60,10 +60,11 @@ export class ResponseSink implements SseSink {
     }
   }
 
-  write(chunk: string): boolean {
+  write(chunk: string, bytes?: number): boolean {
     const socket = this.#socket;
     if (socket === undefined || !socket.writable) return this.#response.write(chunk);
-    return socket.write(`${Buffer.byteLength(chunk).toString(16)}\r\n${chunk}\r\n`);
+    // The length the outbox counted: the chunk is not flattened and scanned again to count it.
+    return socket.write(`${(bytes ?? Buffer.byteLength(chunk)).toString(16)}\r\n${chunk}\r\n`);
   }
 
   end(): void {

@@ -3,7 +3,8 @@
  * `writableLength` is what the response still buffers because its reader has not taken it.
  */
 export interface SseSink {
-  write(chunk: string): boolean;
+  /** Writes `chunk`; `bytes`, when given, is its length in UTF-8 (the writer knew it already). */
+  write(chunk: string, bytes?: number): boolean;
   end(): void;
   readonly writableLength: number;
   readonly destroyed: boolean;
@@ -11,6 +12,12 @@ export interface SseSink {
 
 /** Frames one JSON-RPC message (JSON text has no raw line breaks) as one SSE event. */
 export const sseEvent = (json: string): string => `data: ${json}\n\n`;
+
+/** The bytes {@link sseEvent} adds around the JSON: `data: ` and two line feeds. */
+const SSE_EVENT_FRAMING_BYTES = 8;
+
+/** A settled promise: what the flush of a turn's events is chained on. */
+const SETTLED: Promise<void> = Promise.resolve();
 
 /** An SSE comment: keeps intermediaries from closing an idle stream; readers ignore it. */
 export const SSE_KEEPALIVE = ':\n\n';
@@ -23,8 +30,8 @@ export const SSE_KEEPALIVE = ':\n\n';
  * that stopped reading stalls no one else).
  *
  * Messages pushed in one turn of the event loop reach the response as one write (flushed in a
- * microtask): a streaming turn's chunks cost one chunked-encoding frame and one system call per
- * batch, not per message.
+ * microtask shared by every outbox with something to flush): a streaming turn's chunks cost one
+ * chunked-encoding frame and one system call per batch, not per message.
  */
 export class SseOutbox {
   // Both created when needed: a server may hold thousands of idle streams.
@@ -57,12 +64,13 @@ export class SseOutbox {
   /** Queues or sends one message; false when that would pass the limit (nothing is sent then). */
   push(json: string): boolean {
     const event = sseEvent(json);
-    const bytes = Buffer.byteLength(event);
+    // Counted on the JSON (the frame adds 8 ASCII bytes), so the frame is not flattened to count it.
+    const bytes = Buffer.byteLength(json) + SSE_EVENT_FRAMING_BYTES;
     if (this.pendingBytes + bytes > this.#limit) return false;
     if (this.#sink) {
       if (this.#unflushedFirst === undefined) {
         this.#unflushedFirst = event;
-        queueMicrotask(() => this.#flush());
+        SseOutbox.#due(this);
       } else {
         this.#unflushed ??= [];
         this.#unflushed.push(event);
@@ -118,15 +126,51 @@ export class SseOutbox {
     if (sink && !sink.destroyed) sink.end();
   }
 
+  /**
+   * Outboxes with events to flush at the end of this turn, in the order they got their first:
+   * `#dueCount` of them from the start (slots past it are empty). One microtask flushes them all,
+   * instead of one `queueMicrotask` (an async resource and a bound function) per flush.
+   */
+  static readonly #dueOutboxes: (SseOutbox | undefined)[] = [];
+  static #dueCount = 0;
+
+  /** Queues `outbox` to be flushed in this turn's flush microtask (scheduled by the first). */
+  static #due(outbox: SseOutbox): void {
+    if (SseOutbox.#dueCount === 0) void SETTLED.then(SseOutbox.#flushDue);
+    SseOutbox.#dueOutboxes[SseOutbox.#dueCount++] = outbox;
+  }
+
+  /**
+   * Flushes every due outbox, those made due while flushing included. One whose write throws
+   * does not keep the others from being flushed; the first error is thrown once all were.
+   */
+  static #flushDue(this: void): void {
+    const due = SseOutbox.#dueOutboxes;
+    let failure: { error: unknown } | undefined;
+    for (let i = 0; i < SseOutbox.#dueCount; i++) {
+      const outbox = due[i]!;
+      due[i] = undefined;
+      try {
+        outbox.#flush();
+      } catch (error) {
+        failure ??= { error };
+      }
+    }
+    SseOutbox.#dueCount = 0;
+    if (failure !== undefined) throw failure.error;
+  }
+
   /** Writes the events pushed for the attached response since the last flush, as one write. */
   #flush(): void {
     const first = this.#unflushedFirst;
     if (first === undefined) return;
     const rest = this.#unflushed;
+    const bytes = this.#unflushedBytes;
     this.#unflushedFirst = undefined;
     this.#unflushed = undefined;
     this.#unflushedBytes = 0;
     const sink = this.#sink;
-    if (sink !== undefined && !sink.destroyed) sink.write(rest === undefined ? first : first + rest.join(''));
+    if (sink !== undefined && !sink.destroyed)
+      sink.write(rest === undefined ? first : first + rest.join(''), bytes);
   }
 }

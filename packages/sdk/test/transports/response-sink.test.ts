@@ -2,6 +2,7 @@ import { createServer, request as httpRequest, type IncomingMessage, type Server
 import { type AddressInfo, connect } from 'node:net';
 import { afterEach, describe, expect, it } from 'vitest';
 import { ResponseSink } from '../../src/transports/response-sink.js';
+import { SseOutbox } from '../../src/transports/sse-outbox.js';
 
 const servers: ReturnType<typeof createServer>[] = [];
 afterEach(async () => {
@@ -153,5 +154,22 @@ describe('ResponseSink', () => {
     sink.write('data: {}\n\n');
     expect(writes).toEqual(['data: {}\n\n']);
     expect(socketWrites).toEqual([]);
+  });
+
+  it('frames a flush of an outbox with the byte count the outbox kept, and the client decodes multi-byte text intact', async () => {
+    const jsons = ['{"a":1}', `{"text":"${'é'.repeat(300)} ✓ 😀"}`, '{"a":3}'];
+    const port = await serve((_request, response) => {
+      response.writeHead(200, { 'Content-Type': 'text/event-stream' });
+      response.write(':\n\n');
+      const sink = new ResponseSink(response);
+      sink.headSent();
+      const outbox = new SseOutbox(1 << 20);
+      outbox.attach(sink);
+      for (const json of jsons) outbox.push(json);
+      // Flushed as one write at the end of this turn; then the response ends.
+      queueMicrotask(() => outbox.close());
+    });
+    const body = await get(port);
+    expect(body).toBe(`:\n\n${jsons.map((json) => `data: ${json}\n\n`).join('')}`);
   });
 });

@@ -70,4 +70,42 @@ describe('SseOutbox', () => {
     expect(sink.writes).toEqual(['data: {"last":true}\n\n']);
     expect(sink.ended).toBe(true);
   });
+
+  it('flushes every stream pushed to in one turn, each as one write, even when one of them throws', async () => {
+    const outboxes = [0, 1, 2].map(() => new SseOutbox(1 << 20));
+    const sinks = outboxes.map(() => recordingSink());
+    outboxes.forEach((outbox, i) => outbox.attach(sinks[i]!));
+    sinks[1]!.write = () => {
+      throw new Error('socket gone');
+    };
+    const thrown = new Promise<unknown>((resolve) => {
+      const listener = (reason: unknown) => {
+        process.off('unhandledRejection', listener);
+        resolve(reason);
+      };
+      process.on('unhandledRejection', listener);
+    });
+    outboxes[0]!.push('{"s":0,"n":1}');
+    outboxes[1]!.push('{"s":1,"n":1}');
+    outboxes[2]!.push('{"s":2,"n":1}');
+    outboxes[0]!.push('{"s":0,"n":2}');
+    await tick();
+    expect(sinks[0]!.writes).toEqual(['data: {"s":0,"n":1}\n\ndata: {"s":0,"n":2}\n\n']);
+    expect(sinks[2]!.writes).toEqual(['data: {"s":2,"n":1}\n\n']);
+    expect(await thrown).toMatchObject({ message: 'socket gone' });
+    // The next turn's pushes are flushed as before.
+    outboxes[2]!.push('{"s":2,"n":2}');
+    await tick();
+    expect(sinks[2]!.writes).toEqual(['data: {"s":2,"n":1}\n\n', 'data: {"s":2,"n":2}\n\n']);
+  });
+
+  it('counts a message in UTF-8 bytes of its whole event against the limit', () => {
+    const json = '{"t":"h\u00e9llo \u{1F600}"}';
+    const event = `data: ${json}\n\n`;
+    const outbox = new SseOutbox(Buffer.byteLength(event));
+    outbox.attach(recordingSink());
+    expect(outbox.push(json)).toBe(true);
+    expect(outbox.pendingBytes).toBe(Buffer.byteLength(event));
+    expect(outbox.push('{}')).toBe(false);
+  });
 });
