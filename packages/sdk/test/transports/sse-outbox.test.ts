@@ -74,7 +74,7 @@ describe('SseOutbox', () => {
   it('flushes every stream pushed to in one turn, each as one write, even when one of them throws', async () => {
     const outboxes = [0, 1, 2].map(() => new SseOutbox(1 << 20));
     const sinks = outboxes.map(() => recordingSink());
-    outboxes.forEach((outbox, i) => outbox.attach(sinks[i]!));
+    for (const [i, outbox] of outboxes.entries()) outbox.attach(sinks[i]!);
     sinks[1]!.write = () => {
       throw new Error('socket gone');
     };
