@@ -70,7 +70,7 @@ export class SessionDelivery {
         paramsJson ??= `${this.#paramsHead(params.sessionId)}${
           checkedUpdateJson(params.update) ?? JSON.stringify(params.update)
         }}`;
-        this.#send(peer, params, seq, paramsJson, cursor);
+        this.#send(peer, cursor, params, seq, paramsJson);
       } else if (cursor.held.length < this.#maxHeld) cursor.held.push({ params, seq });
       else this.#tooSlow(peer);
     }
@@ -90,20 +90,16 @@ export class SessionDelivery {
   /** Hands one log entry's update to a client's connection; never waits for it to be written. */
   #send(
     peer: ClientPeer,
+    cursor: Cursor,
     params: SessionNotification,
     seq: number,
     paramsJson?: string,
-    cursor = this.#cursors.get(peer),
   ): void {
     if (!peer.open) {
       this.detach(peer);
       return;
     }
     const sent = peer.notify(params, paramsJson, seq);
-    if (cursor === undefined) {
-      sent.catch(() => this.#failed(peer));
-      return;
-    }
     cursor.last = sent;
     sent.catch(cursor.failed);
   }
@@ -163,7 +159,7 @@ export class SessionDelivery {
     if (!cursor?.held) return;
     const held = cursor.held;
     cursor.held = undefined;
-    for (const { params, seq } of held) this.#send(peer, params, seq);
+    for (const { params, seq } of held) this.#send(peer, cursor, params, seq);
     for (const resolve of cursor.released.splice(0)) resolve();
   }
 
