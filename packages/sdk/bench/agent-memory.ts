@@ -49,6 +49,9 @@ export function answerMemoryRequests(chunksSent?: () => number): void {
 export function askMemory(child: ChildProcess): Promise<AgentMemory> {
   return new Promise((resolve, reject) => {
     const onMessage = (message: unknown): void => {
+      // Answers of other requests on the channel carry a type (bench/allocation-sampling.ts).
+      if (typeof message !== 'object' || message === null || 'type' in message) return;
+      child.off('message', onMessage);
       child.off('exit', onExit);
       resolve(message as AgentMemory);
     };
@@ -56,7 +59,7 @@ export function askMemory(child: ChildProcess): Promise<AgentMemory> {
       child.off('message', onMessage);
       reject(new Error('the agent process exited before reporting its memory'));
     };
-    child.once('message', onMessage);
+    child.on('message', onMessage);
     child.once('exit', onExit);
     child.send(ASK);
   });

@@ -10,12 +10,14 @@
  * and at its end the agent's resident memory. Then the drain: no new prompts, every turn ends,
  * and the counts of the whole run are compared — chunks taken in against what the agent says it
  * sent (the count in each session's last chunk, and the agent's own total where it can be asked).
- * Every process is stopped at the end and on failure.
+ * With `allocations`, the agent samples what it allocates over the window (its CPU figures then
+ * include the sampler's cost). Every process is stopped at the end and on failure.
  */
 import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
+import type { AllocationReport } from './allocation-sampling.js';
 import type {
   CapacityProfile,
   Drained,
@@ -50,6 +52,8 @@ export interface CellOptions {
   windowMs: number;
   /** Record the agent's CPU profile (`--cpu-prof`) into this directory. */
   cpuProfileDir?: string;
+  /** Sample the agent's allocations over the window (bench/allocation-sampling.ts). */
+  allocations?: boolean;
 }
 
 /** What a cell measured. */
@@ -113,6 +117,8 @@ export interface CellReport {
   };
   /** The agent's .cpuprofile, when asked for. */
   cpuProfileDir?: string;
+  /** What the agent allocated over the window, when asked for. */
+  allocations?: AllocationReport;
 }
 
 /** A load-generator process and the messages it sends. */
@@ -255,6 +261,11 @@ export async function runCapacityCell(options: CellOptions): Promise<CellReport>
       Promise.all(clients.map((client) => client.ask<Mark>({ type: 'mark' }, 'mark', 60_000)));
     const tree = processTree(agent.pid);
     const before = await markAll();
+    if (options.allocations) {
+      if (!agent.startAllocations)
+        throw new Error(`allocations cannot be sampled in a ${options.profile} cell`);
+      await agent.startAllocations();
+    }
     const agentCpu0 = treeCpuMs(tree);
     const benchCpu0 = ownCpuMs();
     const machine0 = machineTimes();
@@ -267,6 +278,7 @@ export async function runCapacityCell(options: CellOptions): Promise<CellReport>
     const machine1 = machineTimes();
     const rssAfter = treeRssBytes(tree);
     const load = loadAverage();
+    const allocations = options.allocations ? await agent.stopAllocations?.() : undefined;
     // After the window's figures: the full GC this asks for pauses the agent.
     const heapAfter = await liveHeap();
 
@@ -336,6 +348,7 @@ export async function runCapacityCell(options: CellOptions): Promise<CellReport>
         lostReasons: [...new Set(drained.flatMap((d) => d.lostReasons))],
       },
       ...(options.cpuProfileDir ? { cpuProfileDir: options.cpuProfileDir } : {}),
+      ...(allocations ? { allocations } : {}),
     };
   } finally {
     await Promise.all(clients.map((client) => client.stop()));

@@ -53,11 +53,16 @@
  * `CAPACITY_TRANSPORTS=http,websocket,serve`. `BENCH_SCALE=small`: N = 5 and 20, 1 s + 3 s.
  * `CAPACITY_PROFILE=1`: records our agent's CPU profile in the HTTP cell of the largest N
  * (`node --cpu-prof`, into a temporary directory it prints) and prints its top self-time
- * functions. Loopback only; every process is stopped at the end of each cell and on failure.
+ * functions. `CAPACITY_ALLOCATIONS=1`: samples what each agent allocates over the window of the
+ * HTTP cell of the largest N (V8's sampling heap profiler, collected objects included;
+ * bench/allocation-sampling.ts) and prints bytes per chunk sent, by where the code lives, the top
+ * allocating functions and ours ÷ official: a figure the machine's load does not move, unlike
+ * CPU; those cells' CPU figures include the sampler. Loopback only; every process is stopped at the end of each cell and on failure.
  */
 import { mkdtempSync } from 'node:fs';
 import os from 'node:os';
 import { join } from 'node:path';
+import type { AllocationReport } from './allocation-sampling.js';
 import { chunkCosts } from './chunk-costs.js';
 import type { CapacityProfile, Implementation } from './capacity-protocol.js';
 import { type CellReport, runCapacityCell } from './capacity-run.js';
@@ -75,6 +80,7 @@ const CLIENTS = Number(process.env.CAPACITY_CLIENTS ?? 2);
 const SECOND_SHARE = Number(process.env.CAPACITY_SECOND_SHARE ?? 0.1);
 const PROFILES = (process.env.CAPACITY_TRANSPORTS ?? 'http,websocket,serve').split(',') as CapacityProfile[];
 const PROFILE_CPU = process.env.CAPACITY_PROFILE === '1';
+const SAMPLE_ALLOCATIONS = process.env.CAPACITY_ALLOCATIONS === '1';
 
 const fmt = (n: number, digits = 0): string =>
   Number.isFinite(n)
@@ -124,6 +130,22 @@ function printCell(r: CellReport): void {
       c.lost > 0 ? ` (${c.lostReasons.join('; ')})` : ''
     }: ${checkHolds(r) ? 'ok' : 'FAILED'}`,
   );
+}
+
+const perChunk = (a: AllocationReport): number => a.bytes / a.chunks;
+
+function printAllocations(a: AllocationReport): void {
+  const areas = Object.entries(a.areas)
+    .sort((x, y) => y[1] - x[1])
+    .map(([area, bytes]) => `${area} ${pct(bytes / a.bytes)}`)
+    .join(', ');
+  console.log(
+    `      allocated over the window (sampled; this cell's CPU figures include the sampler): ${fmt(
+      perChunk(a),
+    )} bytes per chunk sent (${fmt(a.bytes / 2 ** 20)} MB for ${fmt(a.chunks)} chunks); by where: ${areas}; the most:`,
+  );
+  for (const f of a.top)
+    console.log(`        ${fmt(f.bytes / a.chunks).padStart(6)} B/chunk  ${f.name}  ${f.where}`);
 }
 
 function printRatios(ours: CellReport, official: CellReport): void {
@@ -193,6 +215,7 @@ for (const sessions of SESSIONS) {
     const reports = new Map<Implementation, CellReport>();
     for (const implementation of implementations) {
       const profiled = PROFILE_CPU && implementation === 'ours' && profile === 'http' && sessions === largest;
+      const sampled = SAMPLE_ALLOCATIONS && profile === 'http' && sessions === largest;
       const cpuProfileDir = profiled ? mkdtempSync(join(os.tmpdir(), 'acp-capacity-profile-')) : undefined;
       const report = await runCapacityCell({
         implementation,
@@ -203,8 +226,10 @@ for (const sessions of SESSIONS) {
         warmupMs: WARMUP_MS,
         windowMs: WINDOW_MS,
         ...(cpuProfileDir ? { cpuProfileDir } : {}),
+        ...(sampled ? { allocations: true } : {}),
       });
       printCell(report);
+      if (report.allocations) printAllocations(report.allocations);
       if (!checkHolds(report)) failed = true;
       reports.set(implementation, report);
       // Small cells and serve (whole agent processes per connection) say little about one more session.
@@ -228,6 +253,13 @@ for (const sessions of SESSIONS) {
     const ours = reports.get('ours');
     const official = reports.get('official');
     if (ours && official) printRatios(ours, official);
+    if (ours?.allocations && official?.allocations)
+      console.log(
+        `    ours ÷ official: bytes allocated per chunk sent ${fmt(
+          perChunk(ours.allocations) / perChunk(official.allocations),
+          2,
+        )}×`,
+      );
     if (ours && profile === 'http') {
       console.log(
         `    ours over HTTP: ${fmt(ours.agentCpuUsPerChunk, 1)} µs agent CPU per chunk (target ≤ 5 µs ${met(

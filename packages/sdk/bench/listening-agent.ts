@@ -7,6 +7,7 @@
 import { spawn } from 'node:child_process';
 import { fileURLToPath } from 'node:url';
 import { type AgentMemory, askMemory } from './agent-memory.js';
+import { type AllocationReport, startAllocations, stopAllocations } from './allocation-sampling.js';
 
 /** Where a listening agent serves, and its token (ours only). */
 export interface Endpoint {
@@ -23,6 +24,10 @@ export interface ListeningAgent {
   readonly pid: number;
   /** Its memory after a full GC. */
   memory(): Promise<AgentMemory>;
+  /** Starts sampling its allocations (bench/allocation-sampling.ts); not behind serve. */
+  startAllocations?(): Promise<void>;
+  /** Stops sampling and says what it allocated since the start. */
+  stopAllocations?(): Promise<AllocationReport>;
   stop(): Promise<void>;
 }
 
@@ -67,6 +72,8 @@ export async function startListeningAgent(
     endpoint,
     pid: child.pid!,
     memory: () => askMemory(child),
+    startAllocations: () => startAllocations(child),
+    stopAllocations: () => stopAllocations(child),
     stop: async () => {
       if (child.exitCode !== null || child.signalCode !== null) return;
       if (child.connected) child.disconnect();

@@ -5,7 +5,7 @@
  * - `listen`: by the official `AcpServer` on a Node HTTP server on 127.0.0.1
  *   (`createNodeHttpHandler` for Streamable HTTP, `createNodeWebSocketUpgradeHandler` with `ws`
  *   for WebSocket), printing `{ url, webSocketUrl }` as one JSON line on stdout and answering
- *   memory requests on its IPC channel; or
+ *   memory and allocation requests on its IPC channel; or
  * - `stdio`: over `ndJsonStream` on its stdin/stdout.
  *
  * Like ours it retains what it reports (user messages and reply chunks, per session).
@@ -29,6 +29,7 @@ import { AcpServer } from '@agentclientprotocol/sdk/experimental/server';
 import { agent, type ContentBlock, ndJsonStream } from '@agentclientprotocol/sdk/experimental/v2';
 import { WebSocketServer } from 'ws';
 import { answerMemoryRequests } from './agent-memory.js';
+import { answerAllocationRequests } from './allocation-sampling.js';
 import { pacedTurn, sentCounter, streamPaced } from './paced-turn.js';
 import { chunkText, promptText, turnLength } from './remote-behaviour.js';
 
@@ -158,7 +159,9 @@ if (mode === 'stdio') {
   // 1 000 sessions overflowed it (TcpExtListenOverflows rose) and connects timed out ("fetch failed").
   await new Promise<void>((resolve) => server.listen({ port: 0, host: '127.0.0.1', backlog: 4096 }, resolve));
   const { port } = server.address() as AddressInfo;
-  answerMemoryRequests(() => [...sent.values()].reduce((sum, counter) => sum + counter.count, 0));
+  const chunksSent = (): number => [...sent.values()].reduce((sum, counter) => sum + counter.count, 0);
+  answerMemoryRequests(chunksSent);
+  answerAllocationRequests(chunksSent);
   process.stdout.write(
     `${JSON.stringify({ url: `http://127.0.0.1:${port}/acp`, webSocketUrl: `ws://127.0.0.1:${port}/acp` })}\n`,
   );

@@ -4,14 +4,15 @@
  * bench/remote-behaviour.ts (and the capacity benchmark's paced turns, bench/paced-turn.ts), served either
  * - `listen`: by `listenAcp` on 127.0.0.1 (Streamable HTTP and WebSocket on one `/acp` endpoint),
  *   its limits raised so one benchmark address may hold a few thousand connections; it prints
- *   `{ url, webSocketUrl, token }` as one JSON line on stdout and answers memory requests on its
- *   IPC channel (bench/agent-memory.ts); or
+ *   `{ url, webSocketUrl, token }` as one JSON line on stdout and answers memory and allocation
+ *   requests on its IPC channel (bench/agent-memory.ts, bench/allocation-sampling.ts); or
  * - `stdio`: over its stdin/stdout, until stdin ends.
  *
  * Usage: node --expose-gc --import tsx bench/remote-agent.ts <listen|stdio>
  */
 import { Agent, type AgentConnection, Connection, listenAcp, stdioTransport } from '@acp-kit/sdk';
 import { answerMemoryRequests } from './agent-memory.js';
+import { answerAllocationRequests } from './allocation-sampling.js';
 import { BENCH_LIMITS } from './bench-limits.js';
 import { pacedTurn, sentCounter, streamPaced } from './paced-turn.js';
 import { chunkText, promptText, turnLength } from './remote-behaviour.js';
@@ -70,7 +71,9 @@ if (mode === 'stdio') {
     limits: BENCH_LIMITS,
     onConnection: (transport) => agent.serve(new Connection(transport) as AgentConnection),
   });
-  answerMemoryRequests(() => [...sent.values()].reduce((sum, counter) => sum + counter.count, 0));
+  const chunksSent = (): number => [...sent.values()].reduce((sum, counter) => sum + counter.count, 0);
+  answerMemoryRequests(chunksSent);
+  answerAllocationRequests(chunksSent);
   process.stdout.write(
     `${JSON.stringify({ url: server.url, webSocketUrl: server.webSocketUrl, token: server.token })}\n`,
   );

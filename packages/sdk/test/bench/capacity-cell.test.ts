@@ -6,7 +6,9 @@
  * every client took in equal to what the agent says it sent to each session times the session's
  * clients (nothing in flight once every turn ended), the agent process's own total equal to the
  * count the chunks carry, none out of order, every session answered. No figure of speed is
- * asserted. (`serve` is not run here: it needs the CLI, which depends on this package.)
+ * asserted. Both cells also sample what the agent allocates over the window: the report must
+ * name bytes and chunks, and the allocations must be found in the agent's own SDK (ours, or the
+ * official one). (`serve` is not run here: it needs the CLI, which depends on this package.)
  */
 import { describe, expect, it } from 'vitest';
 import type { Implementation } from '../../bench/capacity-protocol.js';
@@ -59,9 +61,25 @@ function expectConsistent(report: CellReport): void {
   expect(report.delivered).toBeLessThanOrEqual(check.delivered);
 }
 
+/** What a report of the agent's allocations must hold. */
+function expectAllocations(report: CellReport, sdkArea: string): void {
+  const allocations = report.allocations;
+  expect(allocations).toBeDefined();
+  const { bytes, chunks, areas, top } = allocations!;
+  expect(bytes).toBeGreaterThan(0);
+  // Chunks sent while sampling: some, and no more than the whole run sent.
+  expect(chunks).toBeGreaterThan(0);
+  expect(chunks).toBeLessThanOrEqual(report.check.agentSent);
+  const byArea = Object.values(areas).reduce((sum, b) => sum + b, 0);
+  expect(byArea).toBeCloseTo(bytes, 0);
+  expect(areas[sdkArea]).toBeGreaterThan(0);
+  expect(top.length).toBeGreaterThan(0);
+  for (let i = 1; i < top.length; i += 1) expect(top[i]!.bytes).toBeLessThanOrEqual(top[i - 1]!.bytes);
+}
+
 describe('the capacity load generator', () => {
   for (const implementation of ['ours', 'official'] as Implementation[]) {
-    it(`reports consistent counts for 5 streaming sessions over Streamable HTTP against ${implementation === 'ours' ? 'our agent' : 'the official AcpServer'}`, async () => {
+    it(`reports consistent counts and the agent's allocations for 5 streaming sessions over Streamable HTTP against ${implementation === 'ours' ? 'our agent' : 'the official AcpServer'}`, async () => {
       const report = await runCapacityCell({
         implementation,
         profile: 'http',
@@ -70,8 +88,10 @@ describe('the capacity load generator', () => {
         secondShare: 0.2,
         warmupMs: 500,
         windowMs: 2000,
+        allocations: true,
       });
       expectConsistent(report);
+      expectAllocations(report, implementation === 'ours' ? 'acp-kit SDK' : 'official SDK');
     });
   }
 });
