@@ -1,4 +1,5 @@
 import type { MessageReader, MessageReaderListener, MessageWriter, Transport } from '../rpc/index.js';
+import { allowAbortListenerPerRequest } from './abort-listeners.js';
 import { type CookieStore, MemoryCookieStore } from './cookie-jar.js';
 import { negotiatedVersion, PROTOCOL_VERSION_HEADER } from './protocol-version-header.js';
 import { retryLaterMs, waitUnlessAborted } from './retry-later.js';
@@ -114,6 +115,8 @@ class HttpClientTransport implements Transport {
     this.#exchange = exchange;
     this.#cookies = options.cookies ?? new MemoryCookieStore();
     this.#limit = options.maxMessageBytes ?? 8 * 1024 * 1024;
+    // Every session's stream and every request in flight listens to it: more than ten is usual.
+    allowAbortListenerPerRequest(this.#abort.signal);
     options.signal?.addEventListener('abort', () => void this.#close(), { once: true });
     this.reader = {
       listen: (listener) => {

@@ -26,6 +26,7 @@ describe('the Streamable HTTP client', () => {
     };
     visit('http-client.ts');
     expect([...seen].sort()).toEqual([
+      'abort-listeners.ts',
       'cookie-jar.ts',
       'http-client.ts',
       'protocol-version-header.ts',
