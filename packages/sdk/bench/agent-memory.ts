@@ -1,11 +1,13 @@
 /**
  * The memory of an agent process, asked for over its IPC channel (`child_process.fork`-style
  * `stdio: [..., 'ipc']`): the parent sends `'memory'`, the agent runs a full garbage collection
- * (it is started with `--expose-gc`) and answers with `process.memoryUsage()` (and, for the
- * capacity benchmark, the chunks its paced turns sent). Both halves live
+ * (it is started with `--expose-gc`) and answers with `process.memoryUsage()`, its resident
+ * memory and V8's heap spaces as they were before that GC (and, for the capacity benchmark, the
+ * chunks its paced turns sent). Both halves live
  * here so the message shapes cannot drift apart.
  */
 import type { ChildProcess } from 'node:child_process';
+import { getHeapSpaceStatistics } from 'node:v8';
 
 /** What an agent process reports: bytes, as `process.memoryUsage()` gives them after a GC. */
 export interface AgentMemory {
@@ -15,6 +17,18 @@ export interface AgentMemory {
   arrayBuffers: number;
   /** Chunks the agent's paced turns sent in all (bench/paced-turn.ts), when it counts them. */
   chunksSent?: number;
+  /**
+   * Before that GC: the process's resident memory, and what of each space of V8's heap is
+   * resident (`physical_space_size` of `v8.getHeapSpaceStatistics()`, by space name).
+   */
+  beforeGc?: { rss: number; spaces: Record<string, number> };
+}
+
+/** The resident bytes of each space of V8's heap, by name (`new_space`, `old_space`, …). */
+function residentSpaces(): Record<string, number> {
+  const spaces: Record<string, number> = {};
+  for (const space of getHeapSpaceStatistics()) spaces[space.space_name] = space.physical_space_size;
+  return spaces;
 }
 
 const ASK = 'memory';
@@ -28,6 +42,7 @@ export function answerMemoryRequests(chunksSent?: () => number): void {
   if (!process.send) return;
   process.on('message', (message) => {
     if (message !== ASK) return;
+    const beforeGc = { rss: process.memoryUsage.rss(), spaces: residentSpaces() };
     if (gc) {
       gc();
       gc();
@@ -38,6 +53,7 @@ export function answerMemoryRequests(chunksSent?: () => number): void {
       heapUsed,
       external,
       arrayBuffers,
+      beforeGc,
       ...(chunksSent ? { chunksSent: chunksSent() } : {}),
     };
     process.send?.(answer);

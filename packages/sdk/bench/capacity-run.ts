@@ -17,6 +17,7 @@ import { type ChildProcess, spawn } from 'node:child_process';
 import { readFileSync } from 'node:fs';
 import os from 'node:os';
 import { fileURLToPath } from 'node:url';
+import type { AgentMemory } from './agent-memory.js';
 import type { AllocationReport } from './allocation-sampling.js';
 import type {
   CapacityProfile,
@@ -31,6 +32,7 @@ import { type ListeningAgent, startListeningAgent } from './listening-agent.js';
 import { loadAverage } from './load-average.js';
 import { ownCpuMs } from './process-cpu.js';
 import { processTree, treeCpuMs, treeRssBytes } from './process-tree.js';
+import { type RssParts, rssParts } from './rss-parts.js';
 
 const CWD = fileURLToPath(new URL('..', import.meta.url));
 const CLIENT = fileURLToPath(new URL('./capacity-client.ts', import.meta.url));
@@ -85,6 +87,8 @@ export interface CellReport {
    * garbage a heap sized for its load has not returned); NaN behind serve (several processes).
    */
   heapPerSession: number;
+  /** The RSS growth per session before that GC, by part (bench/rss-parts.ts); not behind serve. */
+  rssParts: RssParts | undefined;
   /** CPU time of the load generators and of this process over the window, ms. */
   clientsCpuMs: number;
   /** The busiest load generator's CPU ÷ wall: near 1, the clients and not the agent may set the pace and the latency. */
@@ -224,12 +228,9 @@ export async function runCapacityCell(options: CellOptions): Promise<CellReport>
     // Let the fresh process settle (tsx, JIT of startup code) before its baseline.
     await sleep(200);
     const rssBefore = treeRssBytes(processTree(agent.pid));
-    const liveHeap = (): Promise<number> =>
-      agent.memory().then(
-        (m) => m.heapUsed,
-        () => Number.NaN,
-      );
-    const heapBefore = await liveHeap();
+    // Behind serve the agent processes are serve's children: no IPC channel, no answer.
+    const memory = (): Promise<AgentMemory | undefined> => agent.memory().catch(() => undefined);
+    const memoryBefore = await memory();
     const seconds = options.profile === 'serve' ? 0 : Math.round(options.sessions * options.secondShare);
     const processes = Math.max(1, Math.min(options.clients, options.sessions));
     for (let i = 0; i < processes; i += 1) clients.push(new LoadClient());
@@ -280,7 +281,7 @@ export async function runCapacityCell(options: CellOptions): Promise<CellReport>
     const load = loadAverage();
     const allocations = options.allocations ? await agent.stopAllocations?.() : undefined;
     // After the window's figures: the full GC this asks for pauses the agent.
-    const heapAfter = await liveHeap();
+    const memoryAfter = await memory();
 
     const latency = new LatencyHistogram();
     const receipts = new LatencyHistogram();
@@ -326,7 +327,9 @@ export async function runCapacityCell(options: CellOptions): Promise<CellReport>
       rssBefore,
       rssAfter,
       rssPerSession: (rssAfter - rssBefore) / options.sessions,
-      heapPerSession: (heapAfter - heapBefore) / options.sessions,
+      heapPerSession:
+        ((memoryAfter?.heapUsed ?? Number.NaN) - (memoryBefore?.heapUsed ?? Number.NaN)) / options.sessions,
+      rssParts: rssParts(memoryBefore, memoryAfter, options.sessions),
       clientsCpuMs,
       busiestClientShare,
       benchCpuMs,

@@ -31,7 +31,8 @@
  *   performance.now()` on both sides); `session/prompt` → answer p99; the agent's RSS growth since
  *   before the sessions, per session, and its live heap growth per session (after a full GC,
  *   asked over IPC once the window's other figures are taken: RSS also counts garbage that a heap
- *   sized for its load has not returned);
+ *   sized for its load has not returned), and where the RSS grew, as it was just before that GC
+ *   (bench/rss-parts.ts: V8's young generation, old generation, other spaces, outside V8's heap);
  * - then a drain and a check of the whole run: no new prompts, every turn ends, and the chunks
  *   taken in must equal what the agent says it sent (the count each session's last chunk carries,
  *   once per client of the session; the agent process's own total where it can be asked), none
@@ -123,6 +124,14 @@ function printCell(r: CellReport): void {
       r.machineBusy,
     )}${r.cpuBound ? ' → CPU-bound' : ''}  [load ${r.load}]`,
   );
+  if (r.rssParts) {
+    const p = r.rssParts;
+    console.log(
+      `      RSS growth per session before the full GC: V8's young generation ${kb(p.youngGeneration)}, old generation ${kb(
+        p.oldGeneration,
+      )}, other V8 spaces ${kb(p.otherSpaces)}, outside V8's heap ${kb(p.outsideHeap)}`,
+    );
+  }
   console.log(
     `      check: ${fmt(c.delivered)} chunks taken in of ${fmt(c.expected)} expected (${fmt(c.agentSent)} sent, the agent's own count ${fmt(
       c.agentTotal,

@@ -36,6 +36,9 @@ function expectConsistent(report: CellReport): void {
     report.machineBusy,
   ];
   for (const value of finite) expect(Number.isFinite(value)).toBe(true);
+  // Where the RSS grew, from the agent's own answers over IPC.
+  expect(report.rssParts).toBeDefined();
+  for (const value of Object.values(report.rssParts!)) expect(Number.isFinite(value)).toBe(true);
   expect(report.sessions).toBe(SESSIONS);
   expect(report.secondClients).toBe(1);
   expect(report.delivered).toBeGreaterThan(0);
