@@ -92,6 +92,36 @@ describe('LogFollowers', () => {
     expect(errors).toEqual([]);
   });
 
+  it('hands each published batch over in the microtask queue, after what was queued before it and before what is queued after it', async () => {
+    const log = flakyLog(1, () => undefined);
+    const followers = new LogFollowers();
+    const order: string[] = [];
+    followers.subscribe(
+      SESSION,
+      0,
+      { entries: (batch) => order.push(`entries ${batch.map((e) => e.seq).join(',')}`) },
+      log.read,
+    );
+    await until(() => order.length === 1, 'the backlog');
+    log.entries.push(entry(2), entry(3));
+    queueMicrotask(() => order.push('queued before 2'));
+    followers.published(SESSION, [entry(2)]);
+    void Promise.resolve().then(() => order.push('queued between'));
+    followers.published(SESSION, [entry(3)]);
+    queueMicrotask(() => order.push('queued after 3'));
+    // Nothing is handed over in the call that publishes.
+    expect(order).toEqual(['entries 1']);
+    await until(() => order.length === 6, 'the hand-overs');
+    expect(order).toEqual([
+      'entries 1',
+      'queued before 2',
+      'entries 2',
+      'queued between',
+      'entries 3',
+      'queued after 3',
+    ]);
+  });
+
   it('ends a follower whose session is gone or whose store closed, with that error', async () => {
     for (const code of ['session_not_found', 'closed'] as const) {
       const log = flakyLog(2, () => new HistoryStoreError(code, code));
