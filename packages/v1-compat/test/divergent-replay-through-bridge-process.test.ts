@@ -64,6 +64,8 @@ async function startBridge(env: Record<string, string>): Promise<Bridge> {
       env: { ...process.env, ...env },
       onStderr: (t) => {
         stderr += t;
+        // A wait made before the text arrived is settled now (the pipe may lag the answers).
+        for (const check of [...waiters]) check();
       },
     },
   );
