@@ -66,7 +66,9 @@ async function openingRequestReleased(
   // The connection goes on being used: a session and a turn over it.
   const sessionId = await client.newSession('/repo');
   await client.prompt(sessionId, [{ type: 'text', text: 'hello' }]);
-  expect(request?.deref()).toBeDefined();
+  // The connection was opened (its target may already be gone: a GC of the runtime's own may have
+  // run during the turn, which is what this test wants to see).
+  expect(request).toBeDefined();
   await collect();
   return request?.deref() === undefined;
 }
